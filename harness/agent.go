@@ -1,0 +1,296 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// ErrDisposed is returned by every send to an agent that was disposed.
+var ErrDisposed = errors.New("harness: agent is disposed: it accepts no more messages")
+
+// ErrNotIdle is returned by Maintain when a turn is running or other maintenance is under way.
+var ErrNotIdle = errors.New("harness: agent is not idle")
+
+// DefaultMaxParallelToolCalls is the pool limit for parallel tool calls when none is configured.
+const DefaultMaxParallelToolCalls = 10
+
+// Config is everything an agent is built from. Provider is required; the rest has defaults that
+// suit production: real goroutines and clock, a randomly seeded source, the seed's retry policy.
+type Config struct {
+	Provider Provider
+	// Runtime runs the agent's tasks and timers; nil means NewProductionRuntime(nil).
+	Runtime Runtime
+	// Random feeds jitter and retry UUIDs; nil means a source seeded from the operating system.
+	Random Random
+	// Store receives every event; nil keeps the log in memory only.
+	Store Store
+	// RetryPolicy configures llm-retry; nil means DefaultRetryPolicy().
+	RetryPolicy *RetryPolicy
+	// Handlers follow llm-retry in the request-error waterfall, in order.
+	Handlers []RequestErrorHandler
+	Tools    []Tool
+	// MaxParallelToolCalls bounds the rolling pool of parallel calls; 0 means 10.
+	MaxParallelToolCalls int
+	// OnError, if set, is called for every agent/error (see AgentError).
+	OnError func(AgentError)
+}
+
+// AgentError is the agent/error observer event: a turn that failed for a reason other than a
+// cancellation, a request-error handler that failed, or a turn/end that could not be written.
+// It goes to watchers, not to the session log.
+type AgentError struct {
+	Turn   int
+	Step   int
+	Source string
+	Err    error
+}
+
+// Agent runs turns. Its public methods are safe for concurrent use; the turn loop itself runs on
+// a task of the injected Runtime.
+type Agent struct {
+	runtime      Runtime
+	random       Random
+	session      *Session
+	provider     Provider
+	tools        map[string]Tool
+	toolNames    []string
+	poolLimit    int
+	retry        *llmRetry
+	waterfall    waterfall
+	conversation Conversation // touched only by the turn loop's task
+
+	mu            sync.Mutex
+	phase         phaseKind
+	turn, step    int
+	lastTurn      int
+	phaseCtx      context.Context
+	phaseCancel   context.CancelCauseFunc
+	wakeRequested bool
+	disposed      bool
+	inbox         inbox
+	messageCount  int
+	toolsInFlight int
+	idleWaiters   []Queue
+	watchers      []func(AgentError)
+}
+
+// New builds an agent, refusing a bad configuration with an error that names what is wrong.
+func New(cfg Config) (*Agent, error) {
+	if cfg.Provider == nil {
+		return nil, errors.New("harness: config: Provider is required")
+	}
+	if cfg.Provider.Name() == "" {
+		return nil, errors.New("harness: config: Provider.Name() is empty; retry chains are keyed by it")
+	}
+	policy := DefaultRetryPolicy()
+	if cfg.RetryPolicy != nil {
+		policy = *cfg.RetryPolicy
+	}
+	if err := policy.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.MaxParallelToolCalls < 0 {
+		return nil, fmt.Errorf("harness: config: MaxParallelToolCalls %d is negative", cfg.MaxParallelToolCalls)
+	}
+	runtime := cfg.Runtime
+	if runtime == nil {
+		runtime = NewProductionRuntime(nil)
+	}
+	random := cfg.Random
+	if random == nil {
+		random = newSystemRandom()
+	}
+	a := &Agent{
+		runtime:   runtime,
+		random:    &lockedRandom{r: random},
+		provider:  cfg.Provider,
+		tools:     map[string]Tool{},
+		poolLimit: cfg.MaxParallelToolCalls,
+	}
+	if a.poolLimit == 0 {
+		a.poolLimit = DefaultMaxParallelToolCalls
+	}
+	for _, t := range cfg.Tools {
+		if t.Name == "" || t.Run == nil {
+			return nil, fmt.Errorf("harness: config: tool %q needs a name and a Run function", t.Name)
+		}
+		if _, dup := a.tools[t.Name]; dup {
+			return nil, fmt.Errorf("harness: config: tool %q is registered twice", t.Name)
+		}
+		a.tools[t.Name] = t
+		a.toolNames = append(a.toolNames, t.Name)
+	}
+	a.session = NewSession(runtime.Clock(), cfg.Store)
+	a.retry = newLlmRetry(policy, a.session, runtime, a.random)
+	if cfg.OnError != nil {
+		a.watchers = append(a.watchers, cfg.OnError)
+	}
+	a.waterfall = waterfall{
+		handlers: append([]RequestErrorHandler{a.retry}, cfg.Handlers...),
+		report:   a.emitError,
+	}
+	return a, nil
+}
+
+// Session returns the agent's session log.
+func (a *Agent) Session() *Session { return a.session }
+
+// Watch registers fn to receive every agent/error from now on.
+func (a *Agent) Watch(fn func(AgentError)) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.watchers = append(a.watchers, fn)
+}
+
+func (a *Agent) emitError(e AgentError) {
+	a.mu.Lock()
+	watchers := slices.Clone(a.watchers)
+	a.mu.Unlock()
+	for _, w := range watchers {
+		w(e)
+	}
+}
+
+// Followup queues text for the next turn and wakes the agent.
+func (a *Agent) Followup(text string) (string, error) { return a.Send(KindFollowup, text) }
+
+// Steer queues text for the current turn's next step and wakes the agent.
+func (a *Agent) Steer(text string) (string, error) { return a.Send(KindSteer, text) }
+
+// Inject queues text for the next step without waking the agent.
+func (a *Agent) Inject(text string) (string, error) { return a.Send(KindInject, text) }
+
+// Send queues a message of the given kind and returns its id. It logs user/message and
+// inbox/push. A waking send after an abort goes to the next-turn lane: the aborted turn will take
+// no further step.
+func (a *Agent) Send(kind MessageKind, text string) (string, error) {
+	switch kind {
+	case KindFollowup, KindSteer, KindInject:
+	default:
+		return "", fmt.Errorf("harness: send: unknown message kind %q", string(kind))
+	}
+	a.mu.Lock()
+	if a.disposed {
+		a.mu.Unlock()
+		return "", ErrDisposed
+	}
+	lane, wakes := kind.lane()
+	if wakes && lane == LaneNextStep && a.phase == phaseRunning && a.phaseCtx.Err() != nil {
+		lane = LaneNextTurn
+	}
+	a.messageCount++
+	id := fmt.Sprintf("m%d", a.messageCount)
+	if _, err := a.session.Append(UserMessage{Message: Message{ID: id, Text: text}}); err != nil {
+		a.messageCount--
+		a.mu.Unlock()
+		return "", err
+	}
+	if _, err := a.session.Append(InboxPush{Lane: lane, Kind: kind, MessageID: id}); err != nil {
+		a.mu.Unlock()
+		return "", err
+	}
+	a.inbox.push(inboxEntry{id: id, kind: kind, lane: lane, text: text})
+	start := wakes && a.wakeLocked()
+	a.mu.Unlock()
+	if start {
+		a.runtime.Go("driver", a.drive)
+	}
+	return id, nil
+}
+
+// Cancel cancels the current phase with cause. Unless keepInbox, it first clears the inbox
+// (logging inbox/clear for each dropped message) and the wake latch.
+func (a *Agent) Cancel(cause CancelCause, keepInbox bool) error {
+	if !validCauseKind(cause.Kind) {
+		return fmt.Errorf("harness: cancel: cause %q is not user, parent, hook or disposed", cause.Kind)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cancelLocked(cause, keepInbox)
+}
+
+func (a *Agent) cancelLocked(cause CancelCause, keepInbox bool) error {
+	var appendErr error
+	if !keepInbox {
+		for _, dropped := range a.inbox.clear() {
+			if _, err := a.session.Append(InboxClear{Lane: dropped.lane, MessageID: dropped.id}); err != nil && appendErr == nil {
+				appendErr = err
+			}
+		}
+		if a.phase != phaseIdle {
+			a.wakeRequested = false
+		}
+	}
+	if a.phase != phaseIdle {
+		a.phaseCancel(cause)
+	}
+	return appendErr
+}
+
+// Dispose cancels with cause disposed, keeping the inbox, ends the llm-retry plugin's lifetime,
+// and refuses every later send. No turn starts after it, whatever the inbox holds.
+func (a *Agent) Dispose() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.disposed {
+		return nil
+	}
+	a.disposed = true
+	err := a.cancelLocked(CancelCause{Kind: CauseDisposed}, true)
+	a.retry.dispose()
+	return err
+}
+
+// DisposeRetryPlugin ends the llm-retry plugin's lifetime alone: a backoff wait in progress ends
+// at once with no retry, and later failures go straight down the waterfall. Hosts use it when
+// they unload the plugin; the simulator uses it as a fault.
+func (a *Agent) DisposeRetryPlugin() { a.retry.dispose() }
+
+// Status is the agent's public phase: maintenance reads as idle.
+type Status struct {
+	Running bool
+	Turn    int
+	Step    int
+}
+
+// Status returns where the agent is.
+func (a *Agent) Status() Status {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.phase != phaseRunning {
+		return Status{Turn: a.lastTurn}
+	}
+	return Status{Running: true, Turn: a.turn, Step: a.step}
+}
+
+// WhenIdle returns once the agent is idle and every tool call has settled, or with
+// context.Cause(ctx) when ctx ends first. A stuck tool keeps it waiting: by design, draining
+// never gives up.
+func (a *Agent) WhenIdle(ctx context.Context) error {
+	a.mu.Lock()
+	if a.settledLocked() {
+		a.mu.Unlock()
+		return nil
+	}
+	q := a.runtime.NewQueue("whenIdle")
+	a.idleWaiters = append(a.idleWaiters, q)
+	a.mu.Unlock()
+	_, err := q.Get(ctx)
+	return err
+}
+
+func (a *Agent) settledLocked() bool { return a.phase == phaseIdle && a.toolsInFlight == 0 }
+
+// notifyIdleLocked wakes the WhenIdle waiters if the agent has settled.
+func (a *Agent) notifyIdleLocked() {
+	if !a.settledLocked() {
+		return
+	}
+	for _, q := range a.idleWaiters {
+		q.Put(struct{}{})
+	}
+	a.idleWaiters = nil
+}

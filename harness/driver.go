@@ -1,0 +1,135 @@
+package harness
+
+import (
+	"context"
+	"errors"
+)
+
+// phaseKind is the agent's lifecycle phase. Each non-idle phase owns a cancellation.
+type phaseKind int
+
+const (
+	phaseIdle phaseKind = iota
+	// phaseMaintenance is work outside turns (compaction, say); publicly the agent reads idle.
+	phaseMaintenance
+	phaseRunning
+)
+
+// errPhaseOver cancels a phase's context once the phase is done, releasing it.
+var errPhaseOver = errors.New("harness: phase over")
+
+// newPhaseLocked gives the agent a fresh phase with its own cancellation and a clear wake latch.
+func (a *Agent) newPhaseLocked(kind phaseKind) {
+	if a.phaseCancel != nil {
+		a.phaseCancel(errPhaseOver)
+	}
+	a.phase = kind
+	a.phaseCtx, a.phaseCancel = context.WithCancelCause(context.Background())
+	a.wakeRequested = false
+	a.turn, a.step = 0, 0
+}
+
+// wakeLocked handles a waking send. An idle agent starts running (the caller then starts the
+// driver task, outside the lock). A wake during maintenance, or while an aborted turn winds
+// down, is latched and replayed when that phase ends — never after a disposed cancellation.
+func (a *Agent) wakeLocked() (startDriver bool) {
+	switch a.phase {
+	case phaseIdle:
+		if a.disposed {
+			return false
+		}
+		a.newPhaseLocked(phaseRunning)
+		return true
+	case phaseMaintenance:
+		if !a.disposedCauseLocked() {
+			a.wakeRequested = true
+		}
+	case phaseRunning:
+		if a.phaseCtx.Err() != nil && !a.disposedCauseLocked() {
+			a.wakeRequested = true
+		}
+	}
+	return false
+}
+
+// disposedCauseLocked reports whether the current phase was cancelled with cause disposed.
+func (a *Agent) disposedCauseLocked() bool {
+	var cause CancelCause
+	return a.phaseCtx != nil && errors.As(context.Cause(a.phaseCtx), &cause) && cause.Kind == CauseDisposed
+}
+
+// drive is the driver task (the seed's kick): it runs turns while the inbox has work. After a
+// turn, pending work starts another turn under a fresh cancellation with the wake latch reset.
+// An aborted turn stops the loop; a latched wake may restart it (see endPhaseLocked). Every
+// decision to stop is taken under the same lock as a send's wake, so no message can arrive
+// unseen between the last look at the inbox and the return to idle.
+func (a *Agent) drive() {
+	a.mu.Lock()
+	for !a.disposed && a.phaseCtx.Err() == nil && a.inbox.hasPending() {
+		turn := a.lastTurn + 1
+		a.turn, a.step = turn, 0
+		ctx := a.phaseCtx
+		a.mu.Unlock()
+
+		err := a.runTurn(ctx, turn)
+
+		a.mu.Lock()
+		a.lastTurn = turn
+		var escaped *turnEndError
+		if ctx.Err() != nil || errors.As(err, &escaped) {
+			break
+		}
+		if a.inbox.hasPending() {
+			a.newPhaseLocked(phaseRunning)
+		}
+	}
+	replay := a.endPhaseLocked()
+	a.mu.Unlock()
+	if replay {
+		a.runtime.Go("driver", a.drive)
+	}
+}
+
+// endPhaseLocked returns the agent to idle. It replays a latched wake (reporting that the caller
+// must start the driver) if the inbox still has work and the phase was not disposed; otherwise
+// it wakes WhenIdle waiters once everything has settled.
+func (a *Agent) endPhaseLocked() (replay bool) {
+	replay = a.wakeRequested && a.inbox.hasPending() && !a.disposed && !a.disposedCauseLocked()
+	if a.phaseCancel != nil {
+		a.phaseCancel(errPhaseOver)
+	}
+	a.phase, a.turn, a.step = phaseIdle, 0, 0
+	a.wakeRequested = false
+	if replay {
+		a.newPhaseLocked(phaseRunning)
+	} else {
+		a.notifyIdleLocked()
+	}
+	return replay
+}
+
+// Maintain runs fn in the maintenance phase: work outside turns, under its own cancellation,
+// while the agent reads idle. Wakes that arrive meanwhile are latched and replayed afterwards.
+// It runs in the caller's task and fails with ErrNotIdle unless the agent is idle.
+func (a *Agent) Maintain(fn func(ctx context.Context) error) error {
+	a.mu.Lock()
+	if a.disposed {
+		a.mu.Unlock()
+		return ErrDisposed
+	}
+	if a.phase != phaseIdle {
+		a.mu.Unlock()
+		return ErrNotIdle
+	}
+	a.newPhaseLocked(phaseMaintenance)
+	ctx := a.phaseCtx
+	a.mu.Unlock()
+	err := fn(ctx)
+	a.mu.Lock()
+	replay := a.endPhaseLocked()
+	a.mu.Unlock()
+	if replay {
+		a.runtime.Go("driver", a.drive)
+	}
+	return err
+}

@@ -1,0 +1,368 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+)
+
+// Invariant rules. Each refusal names one, so a tool that checks logs (and its users) can tell
+// which promise a bad event breaks.
+const (
+	RuleSeq          = "seq"           // seq starts at 1 and grows by exactly 1
+	RuleData         = "data"          // the payload's own fields are well formed
+	RuleTurn         = "turn"          // turns numbered 1, 2, …, never nested; turn/end closes the open turn with no open step
+	RuleStep         = "step"          // steps numbered 1, 2, … within a turn, never nested
+	RuleScope        = "scope"         // step-scoped events name the open turn and step
+	RuleToolPairing  = "tool-pairing"  // a result needs its call in the step; one result per call
+	RuleRetryFields  = "retry-fields"  // llm/retry's fields are well formed for its mode
+	RuleRetryChain   = "retry-chain"   // retry numbers continue by one; retryIds stay with their chain
+	RuleRetryStarted = "retry-started" // llm/retry-started pairs once with its llm/retry
+)
+
+// InvariantError is an event the invariant layer refused: which event, which rule, and why.
+type InvariantError struct {
+	Seq    int64
+	Type   string
+	Rule   string
+	Reason string
+}
+
+func (e *InvariantError) Error() string {
+	return fmt.Sprintf("harness: invariant %s: event %d (%s): %s", e.Rule, e.Seq, e.Type, e.Reason)
+}
+
+// ChainKey identifies a retry chain: retries of one step, one provider, one policy.
+type ChainKey struct {
+	Turn      int
+	Step      int
+	Provider  string
+	PolicyKey string
+}
+
+// ChainState is where a retry chain stands: its retryId and the last retry number written.
+type ChainState struct {
+	RetryID string
+	Retry   int
+}
+
+type startedKey struct {
+	retryID string
+	retry   int
+}
+
+// Validator is the invariant layer: it holds just enough state, derived from the events it
+// accepted, to judge the next one. The session runs every append through it; the simulator and
+// `simrun check` replay whole logs through a fresh one. It is not safe for concurrent use.
+type Validator struct {
+	lastSeq  int64
+	lastTurn int
+	turnOpen bool
+	lastStep int
+	stepOpen bool
+	// calls holds the open step's callIds: false once called, true once a result is in.
+	calls       map[string]bool
+	chains      map[ChainKey]ChainState
+	retryOwners map[string]ChainKey
+	// awaitingStart holds llm/retry events not yet paired with their llm/retry-started.
+	awaitingStart map[startedKey]StepStart
+}
+
+// NewValidator returns the invariant layer for an empty log.
+func NewValidator() *Validator {
+	return &Validator{
+		calls:         map[string]bool{},
+		chains:        map[ChainKey]ChainState{},
+		retryOwners:   map[string]ChainKey{},
+		awaitingStart: map[startedKey]StepStart{},
+	}
+}
+
+// Chain returns the state of a retry chain, read from the accepted events: the llm-retry plugin's
+// memory of a chain is the log, never a counter of its own.
+func (v *Validator) Chain(key ChainKey) (ChainState, bool) {
+	s, ok := v.chains[key]
+	return s, ok
+}
+
+// OpenTurn returns the open turn and step (0 when none), and the last turn number used.
+func (v *Validator) OpenTurn() (turn, step, lastTurn int) {
+	if v.turnOpen {
+		turn = v.lastTurn
+		if v.stepOpen {
+			step = v.lastStep
+		}
+	}
+	return turn, step, v.lastTurn
+}
+
+// Append checks e against every rule and, if it passes, takes it into the state.
+func (v *Validator) Append(e Event) error {
+	if err := v.Check(e); err != nil {
+		return err
+	}
+	v.apply(e)
+	return nil
+}
+
+// Check judges e without taking it in.
+func (v *Validator) Check(e Event) error {
+	refuse := func(rule, format string, args ...any) error {
+		return &InvariantError{Seq: e.Seq, Type: e.Type, Rule: rule, Reason: fmt.Sprintf(format, args...)}
+	}
+	if e.Seq != v.lastSeq+1 {
+		return refuse(RuleSeq, "seq %d does not follow %d", e.Seq, v.lastSeq)
+	}
+	if e.Data == nil {
+		return refuse(RuleData, "no data")
+	}
+	if e.Data.EventType() != e.Type {
+		return refuse(RuleData, "data of type %s in a %s event", e.Data.EventType(), e.Type)
+	}
+	switch d := e.Data.(type) {
+	case UserMessage:
+		if d.Message.ID == "" {
+			return refuse(RuleData, "message id is empty")
+		}
+	case InboxPush:
+		return v.checkInbox(refuse, d.Lane, d.MessageID, &d.Kind)
+	case InboxClear:
+		return v.checkInbox(refuse, d.Lane, d.MessageID, nil)
+	case InboxClaim:
+		if err := v.checkScope(refuse, d.Turn, d.Step); err != nil {
+			return err
+		}
+		return v.checkInbox(refuse, d.Lane, d.MessageID, nil)
+	case TurnStart:
+		if v.turnOpen {
+			return refuse(RuleTurn, "turn %d starts while turn %d is open", d.Turn, v.lastTurn)
+		}
+		if d.Turn != v.lastTurn+1 {
+			return refuse(RuleTurn, "turn %d does not follow turn %d", d.Turn, v.lastTurn)
+		}
+	case TurnEnd:
+		if !v.turnOpen || d.Turn != v.lastTurn {
+			return refuse(RuleTurn, "turn/end for turn %d, but the open turn is %s", d.Turn, v.openTurnText())
+		}
+		if v.stepOpen {
+			return refuse(RuleTurn, "turn/end while step %d is open", v.lastStep)
+		}
+		return checkTurnEndReason(refuse, d.Reason)
+	case StepStart:
+		if !v.turnOpen || d.Turn != v.lastTurn {
+			return refuse(RuleScope, "step/start names turn %d, but the open turn is %s", d.Turn, v.openTurnText())
+		}
+		if v.stepOpen {
+			return refuse(RuleStep, "step %d starts while step %d is open", d.Step, v.lastStep)
+		}
+		if d.Step != v.lastStep+1 {
+			return refuse(RuleStep, "step %d does not follow step %d", d.Step, v.lastStep)
+		}
+	case StepEnd:
+		return v.checkScope(refuse, d.Turn, d.Step)
+	case AssistantChunk:
+		return v.checkScope(refuse, d.Turn, d.Step)
+	case AssistantMessage:
+		if err := v.checkScope(refuse, d.Turn, d.Step); err != nil {
+			return err
+		}
+		if d.Finish != FinishCompleted && d.Finish != FinishMaxTokens && d.Finish != FinishToolCalls {
+			return refuse(RuleData, "finish %q is not completed, max-tokens or tool-calls", string(d.Finish))
+		}
+	case ToolCall:
+		if err := v.checkScope(refuse, d.Turn, d.Step); err != nil {
+			return err
+		}
+		if d.CallID == "" || d.Name == "" {
+			return refuse(RuleData, "tool/call needs a callId and a name")
+		}
+		if _, seen := v.calls[d.CallID]; seen {
+			return refuse(RuleToolPairing, "callId %q is called twice in step %d", d.CallID, d.Step)
+		}
+	case ToolResult:
+		if err := v.checkScope(refuse, d.Turn, d.Step); err != nil {
+			return err
+		}
+		return v.checkToolResult(refuse, d)
+	case LlmRetry:
+		if err := v.checkScope(refuse, d.Turn, d.Step); err != nil {
+			return err
+		}
+		return v.checkRetry(refuse, d)
+	case LlmRetryStarted:
+		if err := v.checkScope(refuse, d.Turn, d.Step); err != nil {
+			return err
+		}
+		if at, ok := v.awaitingStart[startedKey{d.RetryID, d.Retry}]; !ok || at.Turn != d.Turn || at.Step != d.Step {
+			return refuse(RuleRetryStarted, "no unstarted llm/retry with retryId %q and retry %d in turn %d step %d", d.RetryID, d.Retry, d.Turn, d.Step)
+		}
+	default:
+		return refuse(RuleData, "unknown data type %T", e.Data)
+	}
+	return nil
+}
+
+type refuseFunc func(rule, format string, args ...any) error
+
+func (v *Validator) openTurnText() string {
+	if !v.turnOpen {
+		return "none"
+	}
+	return fmt.Sprint(v.lastTurn)
+}
+
+func (v *Validator) checkScope(refuse refuseFunc, turn, step int) error {
+	if !v.turnOpen || !v.stepOpen || turn != v.lastTurn || step != v.lastStep {
+		open := "none"
+		if v.turnOpen && v.stepOpen {
+			open = fmt.Sprintf("turn %d step %d", v.lastTurn, v.lastStep)
+		}
+		return refuse(RuleScope, "names turn %d step %d, but the open step is %s", turn, step, open)
+	}
+	return nil
+}
+
+func (v *Validator) checkInbox(refuse refuseFunc, lane Lane, messageID string, kind *MessageKind) error {
+	if lane != LaneNextTurn && lane != LaneNextStep {
+		return refuse(RuleData, "lane %q is not next-turn or next-step", string(lane))
+	}
+	if messageID == "" {
+		return refuse(RuleData, "messageId is empty")
+	}
+	if kind != nil {
+		switch *kind {
+		case KindFollowup, KindSteer, KindInject:
+		default:
+			return refuse(RuleData, "kind %q is not followup, steer or inject", string(*kind))
+		}
+	}
+	return nil
+}
+
+func checkTurnEndReason(refuse refuseFunc, r TurnEndReason) error {
+	switch r.Kind {
+	case EndCompleted, EndMaxTokens, EndInterrupted:
+		if r.Reason != nil || r.Error != nil {
+			return refuse(RuleData, "a %s turn/end carries no reason or error", r.Kind)
+		}
+	case EndAborted:
+		if r.Reason == nil || !validCauseKind(r.Reason.Kind) {
+			return refuse(RuleData, "an aborted turn/end needs a cause of user, parent, hook or disposed")
+		}
+	case EndError:
+		if r.Error == nil || r.Error.Code == "" || r.Error.Message == "" {
+			return refuse(RuleData, "an error turn/end needs a failure with a code and a message")
+		}
+	default:
+		return refuse(RuleData, "turn/end reason kind %q is unknown", r.Kind)
+	}
+	return nil
+}
+
+func (v *Validator) checkToolResult(refuse refuseFunc, d ToolResult) error {
+	if d.CallID == "" {
+		return refuse(RuleData, "tool/result needs a callId")
+	}
+	if d.Error != nil && !d.IsError {
+		return refuse(RuleData, "tool/result carries an error but isError is false")
+	}
+	resulted, called := v.calls[d.CallID]
+	switch {
+	case !called && d.Error != nil && d.Error.Code == CodeToolNotStarted:
+		return nil // crash repair: the call was asked for but never dispatched
+	case !called:
+		return refuse(RuleToolPairing, "tool/result for callId %q with no tool/call in turn %d step %d", d.CallID, d.Turn, d.Step)
+	case resulted:
+		return refuse(RuleToolPairing, "second tool/result for callId %q", d.CallID)
+	}
+	return nil
+}
+
+func (v *Validator) checkRetry(refuse refuseFunc, d LlmRetry) error {
+	f := d.Failure
+	switch {
+	case f.Code == "" || f.Message == "":
+		return refuse(RuleRetryFields, "failure needs a code and a message")
+	case f.Status != 0 && (f.Status < 100 || f.Status > 599):
+		return refuse(RuleRetryFields, "failure status %d is outside 100–599", f.Status)
+	case f.ProviderRetryAfterMs != 0 && !(f.ProviderRetryAfterMs > 0 && !math.IsInf(f.ProviderRetryAfterMs, 0)):
+		return refuse(RuleRetryFields, "providerRetryAfterMs %g is not positive and finite", f.ProviderRetryAfterMs)
+	case d.RetryID == "" || d.Provider == "" || d.PolicyKey == "":
+		return refuse(RuleRetryFields, "retryId, provider and policyKey must be non-empty")
+	case d.Retry < 1:
+		return refuse(RuleRetryFields, "retry %d is not a positive integer", d.Retry)
+	case math.IsNaN(d.DelayMs) || math.IsInf(d.DelayMs, 0) || d.DelayMs < 0 || d.DelayMs > TimerCeilingMs:
+		return refuse(RuleRetryFields, "delayMs %g is not finite, ≥ 0 and ≤ the timer ceiling", d.DelayMs)
+	}
+	switch d.Mode {
+	case ModeNormal:
+		if d.MaxRetries == nil {
+			return refuse(RuleRetryFields, "normal mode needs maxRetries")
+		}
+		if d.Retry > *d.MaxRetries {
+			return refuse(RuleRetryFields, "retry %d is above maxRetries %d", d.Retry, *d.MaxRetries)
+		}
+	case ModeAlways:
+		if d.MaxRetries != nil {
+			return refuse(RuleRetryFields, "always mode carries no maxRetries")
+		}
+	default:
+		return refuse(RuleRetryFields, "mode %q is not normal or always", string(d.Mode))
+	}
+	key := ChainKey{d.Turn, d.Step, d.Provider, d.PolicyKey}
+	prior, continuing := v.chains[key]
+	if continuing {
+		if d.RetryID != prior.RetryID {
+			return refuse(RuleRetryChain, "retryId %q differs from its chain's %q", d.RetryID, prior.RetryID)
+		}
+		if d.Retry != prior.Retry+1 {
+			return refuse(RuleRetryChain, "retry %d does not follow retry %d of its chain", d.Retry, prior.Retry)
+		}
+		return nil
+	}
+	if _, owned := v.retryOwners[d.RetryID]; owned {
+		return refuse(RuleRetryChain, "retryId %q is already owned by another chain", d.RetryID)
+	}
+	if d.Retry != 1 {
+		return refuse(RuleRetryChain, "a new chain starts at retry 1, not %d", d.Retry)
+	}
+	return nil
+}
+
+// apply takes an accepted event into the state.
+func (v *Validator) apply(e Event) {
+	v.lastSeq = e.Seq
+	switch d := e.Data.(type) {
+	case TurnStart:
+		v.lastTurn, v.turnOpen, v.lastStep, v.stepOpen = d.Turn, true, 0, false
+	case TurnEnd:
+		v.turnOpen = false
+	case StepStart:
+		v.lastStep, v.stepOpen = d.Step, true
+		clear(v.calls)
+		clear(v.chains) // a chain never outlives its step; retryOwners keeps the ids unique
+	case StepEnd:
+		v.stepOpen = false
+	case ToolCall:
+		v.calls[d.CallID] = false
+	case ToolResult:
+		v.calls[d.CallID] = true
+	case LlmRetry:
+		key := ChainKey{d.Turn, d.Step, d.Provider, d.PolicyKey}
+		v.chains[key] = ChainState{RetryID: d.RetryID, Retry: d.Retry}
+		v.retryOwners[d.RetryID] = key
+		v.awaitingStart[startedKey{d.RetryID, d.Retry}] = StepStart{Turn: d.Turn, Step: d.Step}
+	case LlmRetryStarted:
+		delete(v.awaitingStart, startedKey{d.RetryID, d.Retry})
+	}
+}
+
+// ValidateLog replays events through a fresh invariant layer and returns the first refusal.
+func ValidateLog(events []Event) error {
+	v := NewValidator()
+	for _, e := range events {
+		if err := v.Append(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}

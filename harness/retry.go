@@ -1,0 +1,121 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// errPluginDisposed is the cause of the llm-retry plugin's lifetime ending.
+var errPluginDisposed = errors.New("harness: llm-retry plugin disposed")
+
+// llmRetry is the llm-retry plugin: the first handler of the waterfall. It keeps no counter of
+// its own: where a chain stands is read from the session log, so a restart, a second plugin
+// instance or a crash can never reset a budget.
+type llmRetry struct {
+	policy    RetryPolicy
+	policyKey string
+	session   *Session
+	runtime   Runtime
+	random    Random
+	lifetime  context.Context
+	end       context.CancelCauseFunc
+}
+
+func newLlmRetry(policy RetryPolicy, session *Session, runtime Runtime, random Random) *llmRetry {
+	lifetime, end := context.WithCancelCause(context.Background())
+	return &llmRetry{
+		policy:    policy,
+		policyKey: policy.PolicyKey(),
+		session:   session,
+		runtime:   runtime,
+		random:    random,
+		lifetime:  lifetime,
+		end:       end,
+	}
+}
+
+// dispose ends the plugin's lifetime: a wait in progress ends at once with no retry, and later
+// failures pass straight down the waterfall.
+func (p *llmRetry) dispose() { p.end(errPluginDisposed) }
+
+// HandleRequestError decides whether to retry, following the seed's recover():
+// normal mode hands non-retryable codes, a spent budget and an over-cap Retry-After to next();
+// always mode asks next() first and retries itself when nobody downstream did.
+func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool, error) {
+	if p.lifetime.Err() != nil {
+		return next(), nil
+	}
+	normal := p.policy.Mode == ModeNormal
+	failure := req.Failure
+	if !normal {
+		if next() {
+			return true, nil // a downstream retry wins at once: no llm/retry, no delay
+		}
+	} else if !p.policy.retryable(failure.Code) {
+		return next(), nil
+	}
+
+	key := ChainKey{Turn: req.Turn, Step: req.Step, Provider: req.Provider, PolicyKey: p.policyKey}
+	chain, continuing := p.session.Chain(key)
+	retry := chain.Retry + 1
+	if normal && retry > p.policy.MaxRetries {
+		return next(), nil
+	}
+	var delayMs float64
+	switch {
+	case failure.HasRetryAfter() && failure.ProviderRetryAfterMs <= p.policy.MaxDelayMs:
+		delayMs = failure.ProviderRetryAfterMs // the provider said how long: used exactly, no jitter
+	case failure.HasRetryAfter() && normal:
+		return next(), nil // the provider says "not now" for longer than we may wait: give up
+	default:
+		delayMs = LocalDelayMs(p.policy, retry, p.random.Float64())
+	}
+	retryID := chain.RetryID
+	if !continuing {
+		id, err := uuid.NewRandomFromReader(p.random)
+		if err != nil {
+			return false, err
+		}
+		retryID = id.String()
+	}
+	record := LlmRetry{
+		RetryID:   retryID,
+		Turn:      req.Turn,
+		Step:      req.Step,
+		Provider:  req.Provider,
+		Mode:      p.policy.Mode,
+		PolicyKey: p.policyKey,
+		Retry:     retry,
+		DelayMs:   delayMs,
+		Failure:   failure,
+	}
+	if normal {
+		maxRetries := p.policy.MaxRetries
+		record.MaxRetries = &maxRetries
+	}
+	// Durable before wait: a crash during the wait leaves llm/retry without its
+	// llm/retry-started, so a restart knows this retry was spent.
+	if _, err := p.session.Append(record); err != nil {
+		return false, err
+	}
+	if err := p.runtime.Sleep(durationMs(delayMs), req.Ctx, p.lifetime); err != nil {
+		return false, nil
+	}
+	if req.Ctx.Err() != nil || p.lifetime.Err() != nil {
+		return false, nil
+	}
+	started := LlmRetryStarted{RetryID: retryID, Turn: req.Turn, Step: req.Step, Retry: retry}
+	if _, err := p.session.Append(started); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// durationMs converts milliseconds to a Duration, rounding to the nearest nanosecond.
+func durationMs(ms float64) time.Duration {
+	return time.Duration(math.Round(ms * float64(time.Millisecond)))
+}

@@ -1,0 +1,55 @@
+package harness
+
+import (
+	"context"
+	"time"
+)
+
+// Clock is how the harness reads time. github.com/benbjohnson/clock's Clock satisfies it, so
+// production code passes clock.New() and tests may pass a clock.Mock; the simulator passes its
+// own virtual clock. The harness only ever asks for Now: waiting goes through the Runtime.
+type Clock interface {
+	Now() time.Time
+}
+
+// Runtime is the seam between the turn loop and the world it runs in. Every goroutine the harness
+// starts, every sleep and every wait goes through it, so the same code runs on real goroutines in
+// production and on the simulator's deterministic scheduler, where one task runs at a time and
+// virtual time jumps to the next timer.
+//
+// Rule for implementations and callers alike: a Runtime method may block, so no caller holds a
+// mutex across one. In the simulator a task only yields inside these methods; a mutex held across
+// a yield would deadlock the world.
+type Runtime interface {
+	// Clock is the clock whose time the timers of Sleep are measured in.
+	Clock() Clock
+	// Go starts fn as a new task. name says what the task is, for deadlock and hang reports.
+	Go(name string, fn func())
+	// Sleep waits for d, or until any of cancel is done, whichever comes first. It returns nil when
+	// the full delay elapsed, and context.Cause of the first done context otherwise; when one is
+	// already done it returns at once. This is the seed's cancellableDelay, with the fused signal
+	// (step and plugin lifetime) passed as several contexts, because merging contexts needs a
+	// goroutine the simulator would not own.
+	Sleep(d time.Duration, cancel ...context.Context) error
+	// NewQueue makes an unbounded FIFO queue whose Get blocks through this runtime.
+	NewQueue(name string) Queue
+}
+
+// Queue is an unbounded FIFO hand-off between tasks: Put never blocks, Get waits for an item.
+// The tool executor uses it as the seed's Promise.race over in-flight calls, and WhenIdle uses it
+// to be told when the agent settles.
+type Queue interface {
+	// Put adds v; a waiting Get receives it. It never blocks.
+	Put(v any)
+	// Get returns the oldest item, waiting for one if the queue is empty. It returns
+	// context.Cause(ctx) if ctx is done before an item arrives.
+	Get(ctx context.Context) (any, error)
+}
+
+// Random is the one injected source of randomness: floats for retry jitter and bytes for retry
+// UUIDs (uuid.NewRandomFromReader). *math/rand.Rand satisfies it. The harness serialises access,
+// so an implementation need not be safe for concurrent use.
+type Random interface {
+	Float64() float64
+	Read(p []byte) (int, error)
+}

@@ -1,0 +1,117 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"io"
+)
+
+// runStep runs one step: it claims its share of the inbox, sends the request (re-sending it, in
+// the same step, whenever the waterfall asks for a retry), logs the assembled answer, and runs
+// the tool calls the answer asks for. step/end is written on every way out once step/start was.
+func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err error) {
+	if err := cancelled(ctx); err != nil {
+		return "", err
+	}
+	if _, err := a.session.Append(StepStart{Turn: turn, Step: step}); err != nil {
+		return "", err
+	}
+	defer func() {
+		if _, endErr := a.session.Append(StepEnd{Turn: turn, Step: step}); endErr != nil && err == nil {
+			err = endErr
+		}
+	}()
+	if err := a.claimInbox(turn, step); err != nil {
+		return "", err
+	}
+	var message AssembledMessage
+	for attempt := 1; ; attempt++ {
+		var requestErr error
+		message, finish, requestErr, err = a.attempt(ctx, turn, step, attempt)
+		if err != nil {
+			return "", err
+		}
+		if requestErr == nil {
+			break
+		}
+		if err := cancelled(ctx); err != nil {
+			return "", err
+		}
+		failure, _ := FailureOf(requestErr)
+		retry := a.waterfall.decide(&RequestError{
+			Ctx: ctx, Turn: turn, Step: step, Attempt: attempt, Provider: a.provider.Name(),
+			Failure: failure, Err: requestErr, Conversation: &a.conversation,
+		}, 0)
+		if err := cancelled(ctx); err != nil {
+			return "", err // an abort beats a returned retry
+		}
+		if !retry {
+			return "", requestErr
+		}
+	}
+	if err := cancelled(ctx); err != nil {
+		return "", err
+	}
+	if _, err := a.session.Append(AssistantMessage{Turn: turn, Step: step, Message: message, Finish: finish}); err != nil {
+		return "", err
+	}
+	a.conversation.add(Entry{Role: RoleAssistant, Blocks: message.Blocks})
+	if finish == FinishToolCalls {
+		if err := a.executeToolCalls(ctx, turn, step, message.ToolCalls()); err != nil {
+			return "", err
+		}
+	}
+	return finish, nil
+}
+
+// claimInbox moves the step's share of the inbox into the conversation, logging each claim.
+func (a *Agent) claimInbox(turn, step int) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.step = step
+	for _, m := range a.inbox.claim(step == 1) {
+		if _, err := a.session.Append(InboxClaim{Turn: turn, Step: step, Lane: m.lane, MessageID: m.id}); err != nil {
+			return err
+		}
+		a.conversation.add(Entry{Role: RoleUser, Text: m.text})
+	}
+	return nil
+}
+
+// attempt sends the request once and assembles the answer. requestErr is a failure of the
+// request itself (the waterfall decides whether to retry it); err is anything else (a
+// cancellation, a refused append), which ends the step.
+func (a *Agent) attempt(ctx context.Context, turn, step, attempt int) (message AssembledMessage, finish Finish, requestErr, err error) {
+	if err := cancelled(ctx); err != nil {
+		return message, "", nil, err
+	}
+	request := Request{Turn: turn, Step: step, Attempt: attempt, Messages: a.conversation.snapshot(), Tools: a.toolNames}
+	stream, streamErr := a.provider.Stream(ctx, request)
+	if streamErr != nil {
+		return message, "", streamErr, nil
+	}
+	var assembler BlockAssembler
+	for {
+		if err := cancelled(ctx); err != nil {
+			return message, "", nil, err
+		}
+		chunk, nextErr := stream.Next(ctx)
+		if errors.Is(nextErr, io.EOF) {
+			break
+		}
+		if nextErr != nil {
+			return message, "", nextErr, nil
+		}
+		if err := cancelled(ctx); err != nil {
+			return message, "", nil, err
+		}
+		if _, err := a.session.Append(AssistantChunk{Turn: turn, Step: step, Chunk: chunk}); err != nil {
+			return message, "", nil, err
+		}
+		if addErr := assembler.Add(chunk); addErr != nil {
+			return message, "", addErr, nil
+		}
+	}
+	message, finish, requestErr = assembler.Finish()
+	return message, finish, requestErr, nil
+}

@@ -1,0 +1,200 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Tool is a function the model may call. A parallel tool may run beside other parallel calls in
+// a rolling pool; an exclusive one (the zero value, the safe default) runs alone.
+type Tool struct {
+	Name     string
+	Parallel bool
+	// Run executes one call. ctx is cancelled with the step; honouring it is up to the tool.
+	// A returned error becomes an error result; the other calls go on.
+	Run func(ctx context.Context, arguments string) (string, error)
+}
+
+// ToolFailure lets a tool choose the code and name of its error result.
+type ToolFailure struct {
+	Name    string
+	Code    string
+	Message string
+}
+
+func (e *ToolFailure) Error() string { return e.Message }
+
+// abortedBeforeDispatch is the synthetic result of a call the abort kept from starting.
+var abortedBeforeDispatch = ToolError{Name: "AbortError", Code: CodeToolAbortedBeforeDispatch, Message: "tool call aborted before dispatch"}
+
+// toolDone is what a call's task hands back to the executor.
+type toolDone struct {
+	index  int
+	result ToolResult
+}
+
+// toolExecutor runs one step's tool calls: calls start in model order, an exclusive call runs
+// alone, a parallel call opens a rolling pool over the parallel calls that follow it, and
+// results are committed in model order however they finish.
+type toolExecutor struct {
+	agent      *Agent
+	ctx        context.Context
+	turn, step int
+	calls      []Block
+	aborted    bool
+	// failure is the first scheduler failure: the executor itself could not go on.
+	failure error
+}
+
+// executeToolCalls runs calls. On abort it stops dispatching, drains the calls already started
+// (committing their real results) and gives every call never started a synthetic result. On a
+// scheduler failure it stops dispatching, waits for the started calls, fabricates nothing and
+// returns the first error.
+func (a *Agent) executeToolCalls(ctx context.Context, turn, step int, calls []Block) error {
+	x := &toolExecutor{agent: a, ctx: ctx, turn: turn, step: step, calls: calls}
+	next := 0
+	for next < len(calls) && !x.aborted && x.failure == nil {
+		end, limit := next+1, 1
+		if t, ok := a.tools[calls[next].Name]; ok && t.Parallel {
+			for end < len(calls) && a.isParallel(calls[end].Name) {
+				end++
+			}
+			limit = a.poolLimit
+		}
+		next = x.runGroup(next, end, limit)
+	}
+	if x.failure != nil {
+		return x.failure
+	}
+	if x.aborted || ctx.Err() != nil {
+		for _, call := range calls[next:] {
+			if err := x.appendSkipped(call); err != nil {
+				return err
+			}
+		}
+		return context.Cause(ctx)
+	}
+	return nil
+}
+
+func (a *Agent) isParallel(name string) bool {
+	t, ok := a.tools[name]
+	return ok && t.Parallel
+}
+
+// runGroup runs calls[from:to] with at most limit in flight, and returns the index of the first
+// call it did not start.
+func (x *toolExecutor) runGroup(from, to, limit int) int {
+	done := x.agent.runtime.NewQueue(fmt.Sprintf("tools(turn %d step %d)", x.turn, x.step))
+	results := make([]*ToolResult, to-from)
+	nextToStart, nextToCommit, inFlight := from, from, 0
+	fillPool := func() {
+		for !x.aborted && x.failure == nil && nextToStart < to && inFlight < limit {
+			if x.ctx.Err() != nil {
+				x.aborted = true
+				return
+			}
+			if err := x.dispatch(nextToStart, done); err != nil {
+				x.failure = err
+				return
+			}
+			nextToStart++
+			inFlight++
+		}
+	}
+	fillPool()
+	for inFlight > 0 {
+		item, _ := done.Get(context.Background()) // draining never gives up
+		settled := item.(toolDone)
+		inFlight--
+		results[settled.index-from] = &settled.result
+		for x.failure == nil && nextToCommit < nextToStart && results[nextToCommit-from] != nil {
+			if _, err := x.agent.session.Append(*results[nextToCommit-from]); err != nil {
+				x.failure = err
+				break
+			}
+			x.agent.conversation.add(toolEntry(*results[nextToCommit-from]))
+			nextToCommit++
+		}
+		if x.ctx.Err() != nil {
+			x.aborted = true
+		}
+		fillPool()
+	}
+	return nextToStart
+}
+
+// dispatch writes tool/call and starts the call on its own task.
+func (x *toolExecutor) dispatch(index int, done Queue) error {
+	call := x.calls[index]
+	if _, err := x.agent.session.Append(ToolCall{Turn: x.turn, Step: x.step, CallID: call.CallID, Name: call.Name, Arguments: call.Arguments}); err != nil {
+		return err
+	}
+	a := x.agent
+	a.mu.Lock()
+	a.toolsInFlight++
+	a.mu.Unlock()
+	tool, known := a.tools[call.Name]
+	ctx, turn, step := x.ctx, x.turn, x.step
+	a.runtime.Go("tool "+call.CallID, func() {
+		result := runTool(ctx, tool, known, call)
+		result.Turn, result.Step = turn, step
+		a.mu.Lock()
+		a.toolsInFlight--
+		a.notifyIdleLocked()
+		a.mu.Unlock()
+		done.Put(toolDone{index: index, result: result})
+	})
+	return nil
+}
+
+// runTool runs one call and turns its outcome into a result: an unknown name is TOOL_NOT_FOUND,
+// a panic TOOL_PANIC with the panic text, an error an error result.
+func runTool(ctx context.Context, tool Tool, known bool, call Block) (result ToolResult) {
+	result.CallID = call.CallID
+	if !known {
+		return errorResult(result, ToolError{Name: "ToolNotFound", Code: CodeToolNotFound, Message: fmt.Sprintf("no tool named %q", call.Name)})
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			result = errorResult(result, ToolError{Name: "ToolPanic", Code: CodeToolPanic, Message: fmt.Sprintf("tool %q panicked: %v", call.Name, r)})
+		}
+	}()
+	content, err := tool.Run(ctx, call.Arguments)
+	if err != nil {
+		var tf *ToolFailure
+		if errors.As(err, &tf) && tf.Code != "" {
+			return errorResult(result, ToolError{Name: tf.Name, Code: tf.Code, Message: tf.Message})
+		}
+		return errorResult(result, ToolError{Name: "ToolError", Code: CodeToolError, Message: ErrorChain(err)})
+	}
+	result.Content = content
+	return result
+}
+
+func errorResult(r ToolResult, e ToolError) ToolResult {
+	if e.Name == "" {
+		e.Name = "ToolError"
+	}
+	r.IsError, r.Content, r.Error = true, "Error: "+e.Message, &e
+	return r
+}
+
+// appendSkipped writes a never-started call's tool/call and its synthetic result, so every
+// tool/call in the log has its tool/result.
+func (x *toolExecutor) appendSkipped(call Block) error {
+	if _, err := x.agent.session.Append(ToolCall{Turn: x.turn, Step: x.step, CallID: call.CallID, Name: call.Name, Arguments: call.Arguments}); err != nil {
+		return err
+	}
+	result := errorResult(ToolResult{Turn: x.turn, Step: x.step, CallID: call.CallID}, abortedBeforeDispatch)
+	if _, err := x.agent.session.Append(result); err != nil {
+		return err
+	}
+	x.agent.conversation.add(toolEntry(result))
+	return nil
+}
+
+func toolEntry(r ToolResult) Entry {
+	return Entry{Role: RoleTool, Text: r.Content, CallID: r.CallID, IsError: r.IsError}
+}

@@ -1,0 +1,90 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// turnEndError is a turn/end that could not be written. It escapes the turn loop: the session is
+// broken, an infrastructure failure no turn outcome can describe.
+type turnEndError struct{ err error }
+
+func (e *turnEndError) Error() string { return "harness: turn/end not written: " + e.err.Error() }
+func (e *turnEndError) Unwrap() error { return e.err }
+
+// runTurn runs one turn to its end. turn/end is written on every way out (the seed's finally):
+// a cancellation ends it aborted with the cancellation's cause, a provider failure ends it in
+// error with that Failure, any other error in error with code UNKNOWN and the ErrorChain text.
+// Only max-tokens is sticky: once a step ends max-tokens, later completed steps keep it.
+func (a *Agent) runTurn(ctx context.Context, turn int) (err error) {
+	if err := cancelled(ctx); err != nil {
+		return err
+	}
+	if _, err := a.session.Append(TurnStart{Turn: turn}); err != nil {
+		a.emitError(AgentError{Turn: turn, Source: "turn/start", Err: err})
+		return &turnEndError{err: err} // no turn was opened, so none must be settled
+	}
+	var ends *TurnEndReason
+	defer func() {
+		panicked := recover()
+		if panicked != nil {
+			ends = &TurnEndReason{Kind: EndError, Error: &Failure{Code: CodeUnknown, Message: fmt.Sprintf("panic: %v", panicked)}}
+		}
+		if _, appendErr := a.session.Append(TurnEnd{Turn: turn, Reason: *ends}); appendErr != nil {
+			a.emitError(AgentError{Turn: turn, Source: "turn/end", Err: appendErr})
+			err = &turnEndError{err: appendErr}
+		}
+		if panicked != nil {
+			panic(panicked)
+		}
+	}()
+	for step := 1; ; step++ {
+		finish, stepErr := a.runStep(ctx, turn, step)
+		if stepErr != nil {
+			ends = a.failedTurn(ctx, turn, stepErr)
+			return stepErr
+		}
+		if finish == FinishToolCalls {
+			continue
+		}
+		if ends == nil || ends.Kind != EndMaxTokens {
+			ends = &TurnEndReason{Kind: string(finish)}
+		}
+		a.mu.Lock()
+		done := a.inbox.nextStepEmpty()
+		a.mu.Unlock()
+		if done {
+			return nil
+		}
+	}
+}
+
+// failedTurn classifies the error a turn ended with. A cancellation wins over whatever error it
+// caused; every other error is reported to watchers as agent/error.
+func (a *Agent) failedTurn(ctx context.Context, turn int, err error) *TurnEndReason {
+	if ctx.Err() != nil {
+		cause := causeOf(ctx)
+		return &TurnEndReason{Kind: EndAborted, Reason: &cause}
+	}
+	failure, _ := FailureOf(err)
+	a.emitError(AgentError{Turn: turn, Source: "turn", Err: err})
+	return &TurnEndReason{Kind: EndError, Error: &failure}
+}
+
+// causeOf returns the CancelCause a context was cancelled with.
+func causeOf(ctx context.Context) CancelCause {
+	var cause CancelCause
+	if errors.As(context.Cause(ctx), &cause) {
+		return cause
+	}
+	return CancelCause{Kind: CauseUser, Reason: ErrorChain(context.Cause(ctx))}
+}
+
+// cancelled is the seed's throwIfAborted: the cause, once ctx is done.
+func cancelled(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	return nil
+}
