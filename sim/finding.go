@@ -1,0 +1,57 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Finding kinds: why a run ended early. They are stable strings because reports and corpus files
+// group findings by kind.
+const (
+	// FindingDeadlock: tasks are blocked and no timer is pending, so nothing can ever wake them.
+	FindingDeadlock = "deadlock"
+	// FindingPanic: a task panicked; the run cannot meaningfully continue.
+	FindingPanic = "panic"
+	// FindingHang: a task held the baton for longer than the watchdog allows, blocked outside the
+	// runtime or spinning.
+	FindingHang = "hang"
+	// FindingVirtualTimeLimit: the next timer is due after SchedulerOptions.MaxVirtualTime.
+	FindingVirtualTimeLimit = "virtual-time-limit"
+	// FindingHandoffLimit: the run needed more than SchedulerOptions.MaxHandoffs decisions.
+	FindingHandoffLimit = "handoff-limit"
+)
+
+// Finding is why a run stopped before every task finished, with enough context to start
+// debugging from the report alone: every task's block site and, where one exists, a stack.
+type Finding struct {
+	// Kind is one of the Finding* constants.
+	Kind string
+	// Message says what happened in one line, naming the task responsible when there is one.
+	Message string
+	// Tasks lists every unfinished task in creation order and where it was when the run stopped,
+	// so a deadlock reads as a story: who waits for what.
+	Tasks []TaskSite
+	// Stack is the panicking task's stack for a panic, and every goroutine's stack for a hang
+	// (the hung goroutine cannot be killed and is left running; its stack says where it is
+	// stuck). It is empty for the other kinds, whose Tasks say it all.
+	Stack string
+}
+
+// TaskSite names a task and where it is blocked, e.g. "sleeping until +1.5s" or "blocked on queue
+// tools.Get".
+type TaskSite struct {
+	// Name is the name the task was started with (Run's or Go's name argument).
+	Name string
+	// Site is where the task was when the run stopped, in words.
+	Site string
+}
+
+// String renders the finding on several lines: kind and message, then one line per task.
+func (f Finding) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s", f.Kind, f.Message)
+	for _, t := range f.Tasks {
+		fmt.Fprintf(&b, "\n  task %q: %s", t.Name, t.Site)
+	}
+	return b.String()
+}

@@ -1,0 +1,401 @@
+package sim
+
+// The deterministic scheduler: the simulator's harness.Runtime.
+//
+// Model: Temporal's Go SDK workflow dispatcher. Every task is a real goroutine, but only one holds
+// the baton at a time. The scheduler loop runs in Run's caller. It resumes one task by sending on
+// that task's resume channel, then waits on the task's yielded channel. The task runs until it
+// enters a runtime primitive (Sleep, a Get that must wait, Go) or returns; then it records why it
+// stopped (its block site) and sends on yielded. Each exchange is one handoff. Between handoffs
+// the loop alone owns all state, so nothing here needs a lock: the channel operations order every
+// access.
+//
+// What makes a run reproducible:
+//   - the next task is drawn by a picker from the runnable tasks listed in creation order, with a
+//     math/rand source seeded from SchedulerOptions.Seed (never the global one);
+//   - virtual time moves only when no task is runnable, straight to the earliest timer; all timers
+//     due at that instant become runnable together and the picker orders them;
+//   - contexts are checked by the loop itself (ctx.Err() on every parked task before each pick),
+//     never by context.AfterFunc or any goroutine the scheduler does not own, so a cancellation
+//     wakes its waiter at the virtual instant the cancelling task yields.
+//
+// Ending early (a finding) unwinds every unfinished task: the killing flag is set and each parked
+// task is resumed once, so the primitive it is parked in calls runtime.Goexit. Its deferred
+// functions run; any primitive they call Goexits at once (Go starts nothing, Put drops its item).
+// The loop waits for each task to exit in turn, so when Run returns no task goroutine is left.
+//
+// The one wall-clock element is the watchdog (watchdog.go). It only ever reports a hang, never
+// decides the order of events, so it cannot make two runs of one seed differ unless one of them
+// hangs.
+//
+// Misuse: the primitives must be called from a task of this scheduler. Outside Run no task is
+// current and they panic; from a goroutine the scheduler did not start while a task runs, they
+// cannot be detected and would corrupt the run (such a goroutine also escapes the scheduler's
+// control entirely, which is why the harness starts goroutines only through Runtime.Go). Contexts
+// passed to the primitives must be cancelled by tasks, not by wall-clock deadlines
+// (context.WithTimeout), or the run stops being reproducible.
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+// SchedulerOptions configure one run. The zero value is usable: seed 0, epoch at Unix 0, no
+// virtual-time limit, a million handoffs and a ten-second watchdog.
+type SchedulerOptions struct {
+	// Seed seeds the scheduling random source; the same seed and task code give the same run.
+	Seed int64
+	// Start is the virtual epoch, the clock's reading when the run begins. The zero value means
+	// time.Unix(0, 0) in UTC, so that formatted times do not depend on the machine's time zone.
+	Start time.Time
+	// MaxVirtualTime bounds the simulated duration: a timer due after Start+MaxVirtualTime ends the
+	// run with a "virtual-time-limit" finding, so a livelock of ever-retrying timers cannot run
+	// forever. Zero or negative means no limit.
+	MaxVirtualTime time.Duration
+	// MaxHandoffs bounds the scheduling decisions of the run; needing one more is a
+	// "handoff-limit" finding, which catches livelocks that never advance virtual time. Zero or
+	// negative means 1,000,000.
+	MaxHandoffs int
+	// Watchdog is the wall-clock time a task may run without yielding before the run ends with a
+	// "hang" finding (the task blocked outside the runtime, on a raw channel, a mutex or I/O, or
+	// it spins). It only ever produces that report; it decides nothing else. Zero or negative
+	// means ten seconds.
+	Watchdog time.Duration
+}
+
+// Defaults for the zero fields of SchedulerOptions.
+const (
+	defaultMaxHandoffs = 1_000_000
+	defaultWatchdog    = 10 * time.Second
+)
+
+// Scheduler runs tasks one at a time in a seeded order on virtual time. It implements
+// harness.Runtime, so the harness's turn loop runs on it unchanged. A Scheduler serves a single
+// Run; make a new one per run, so runs never share state and can go in parallel.
+type Scheduler struct {
+	opts  SchedulerOptions
+	start time.Time
+	picker
+
+	elapsed  time.Duration // virtual time since start
+	tasks    []*task       // unfinished tasks in creation order
+	runnable []*task       // scratch for next(), reused so a pick allocates nothing
+	current  *task         // the task holding the baton (or last holding it)
+	nextID   int
+	handoffs int // scheduling decisions so far
+	findings []Finding
+	started  bool
+
+	// progress counts resumes (handoffs and unwinding). It is atomic because the watchdog
+	// goroutine reads it to tell whether the running task has yielded; only the loop writes it.
+	progress atomic.Int64
+	// killing is set when the run ends early. It is atomic because a task abandoned by the
+	// watchdog may read it at any time, after Run has returned.
+	killing atomic.Bool
+	watch   *watchdog
+}
+
+var _ harness.Runtime = (*Scheduler)(nil)
+
+// NewScheduler makes a scheduler for one run with opts, zero fields replaced by their defaults.
+func NewScheduler(opts SchedulerOptions) *Scheduler {
+	if opts.Start.IsZero() {
+		opts.Start = time.Unix(0, 0).UTC()
+	}
+	if opts.MaxVirtualTime < 0 {
+		opts.MaxVirtualTime = 0
+	}
+	if opts.MaxHandoffs <= 0 {
+		opts.MaxHandoffs = defaultMaxHandoffs
+	}
+	if opts.Watchdog <= 0 {
+		opts.Watchdog = defaultWatchdog
+	}
+	return &Scheduler{
+		opts:   opts,
+		start:  opts.Start,
+		picker: uniformPicker{rng: rand.New(rand.NewSource(opts.Seed))},
+	}
+}
+
+// RunReport is what a run produced: why it ended early, if it did, and how far it got.
+type RunReport struct {
+	// Findings is empty when every task finished; otherwise it says what stopped the run (one
+	// finding, plus any hang found while unwinding).
+	Findings []Finding
+	// VirtualElapsed is the virtual time the run covered, for simulated-seconds-per-second metrics.
+	VirtualElapsed time.Duration
+	// Handoffs is the number of scheduling decisions, for schedules-per-second metrics.
+	Handoffs int
+}
+
+// Clock returns the virtual clock: Now is Start plus the virtual time elapsed. The harness reads
+// time only through it, so event times are reproducible.
+func (s *Scheduler) Clock() harness.Clock { return virtualClock{s} }
+
+// Now returns the virtual time, Start plus the virtual time elapsed so far.
+func (s *Scheduler) Now() time.Time { return s.start.Add(s.elapsed) }
+
+// Handoffs returns the number of scheduling decisions so far, for speed metrics. Like every
+// method, call it from a task or after Run returns.
+func (s *Scheduler) Handoffs() int { return s.handoffs }
+
+// virtualClock adapts the scheduler to harness.Clock without exposing the scheduler itself.
+type virtualClock struct{ s *Scheduler }
+
+// Now returns the scheduler's virtual time.
+func (c virtualClock) Now() time.Time { return c.s.Now() }
+
+// Run runs main as the first task, named name, and every task it starts, until all have returned
+// or a finding stops the run. It returns once every task goroutine has exited (except one the
+// watchdog reported as hung, which nothing can stop; see Finding). Run may be called once.
+func (s *Scheduler) Run(name string, main func()) *RunReport {
+	if s.started {
+		panic("sim: Run called twice on one Scheduler; make a Scheduler per run")
+	}
+	s.started = true
+	s.watch = startWatchdog(s.opts.Watchdog, &s.progress)
+	defer s.watch.stop()
+
+	s.spawn(name, main)
+	for len(s.findings) == 0 {
+		t := s.next()
+		if t == nil {
+			break
+		}
+		s.step(t)
+	}
+	s.unwind()
+	s.current = nil
+	return &RunReport{
+		Findings:       s.findings,
+		VirtualElapsed: s.elapsed,
+		Handoffs:       s.handoffs,
+	}
+}
+
+// step hands the baton to t and takes it back: t runs until it parks, yields or returns.
+func (s *Scheduler) step(t *task) {
+	if !s.resume(t) {
+		s.abandon(t)
+		s.addFinding(Finding{
+			Kind: FindingHang,
+			Message: fmt.Sprintf("task %q ran for over %v of wall time without yielding: it is "+
+				"blocked outside the runtime (raw channel, mutex, I/O) or spinning", t.name, s.opts.Watchdog),
+			Stack: allStacks(),
+		})
+		return
+	}
+	if t.state != taskDone {
+		return
+	}
+	s.remove(t)
+	if t.panicked {
+		s.addFinding(Finding{
+			Kind:    FindingPanic,
+			Message: fmt.Sprintf("task %q panicked: %v", t.name, t.panicValue),
+			Stack:   t.panicStack,
+		})
+	}
+}
+
+// resume gives the baton to t and waits until t yields it back. It returns false when the
+// watchdog reports that t has held the baton too long; t is then still running.
+func (s *Scheduler) resume(t *task) bool {
+	s.current = t
+	at := s.progress.Add(1)
+	t.resume <- struct{}{}
+	for {
+		select {
+		case <-t.yielded:
+			return true
+		case stalledAt := <-s.watch.hung:
+			if stalledAt != at {
+				continue // a stale report about an earlier handoff
+			}
+			select {
+			case <-t.yielded: // it yielded just as the watchdog fired
+				return true
+			default:
+				return false
+			}
+		}
+	}
+}
+
+// next decides which task runs next: it wakes parked tasks whose context is done, moves virtual
+// time when nothing is runnable, and draws one runnable task. It returns nil when the run is
+// over: every task finished, or a finding was recorded.
+func (s *Scheduler) next() *task {
+	if len(s.tasks) == 0 {
+		return nil
+	}
+	s.wakeCancelled()
+	runnable := s.collectRunnable()
+	if len(runnable) == 0 {
+		if !s.advanceTime() {
+			return nil
+		}
+		runnable = s.collectRunnable()
+	}
+	if len(runnable) == 0 {
+		panic("sim: invariant violated: no task runnable after virtual time advanced")
+	}
+	if s.handoffs >= s.opts.MaxHandoffs {
+		s.addFinding(Finding{
+			Kind:    FindingHandoffLimit,
+			Message: fmt.Sprintf("run needed more than %d scheduling decisions (livelock?)", s.opts.MaxHandoffs),
+		})
+		return nil
+	}
+	i := s.pick(runnable)
+	if i < 0 || i >= len(runnable) {
+		panic(fmt.Sprintf("sim: invariant violated: picker chose %d of %d runnable tasks", i, len(runnable)))
+	}
+	s.handoffs++
+	return runnable[i]
+}
+
+// wakeCancelled makes runnable every parked task one of whose contexts is done, in creation
+// order. Checking here, synchronously, instead of in context.AfterFunc callbacks keeps every
+// wake-up on the loop and therefore in a reproducible order.
+func (s *Scheduler) wakeCancelled() {
+	for _, t := range s.tasks {
+		if t.state != taskSleeping && t.state != taskWaiting {
+			continue
+		}
+		if err := firstDoneCause(t.contexts); err != nil {
+			if t.state == taskWaiting {
+				t.queue.removeWaiter(t)
+			}
+			t.wake(nil, err)
+		}
+	}
+}
+
+// collectRunnable lists the runnable tasks in creation order, in a reused buffer.
+func (s *Scheduler) collectRunnable() []*task {
+	s.runnable = s.runnable[:0]
+	for _, t := range s.tasks {
+		if t.state == taskRunnable {
+			s.runnable = append(s.runnable, t)
+		}
+	}
+	return s.runnable
+}
+
+// advanceTime moves virtual time to the earliest timer and makes every task due then runnable.
+// It returns false, having recorded a finding, when there is no timer (deadlock) or the timer
+// lies beyond MaxVirtualTime.
+func (s *Scheduler) advanceTime() bool {
+	earliest := time.Duration(math.MaxInt64)
+	sleeping := false
+	for _, t := range s.tasks {
+		if t.state == taskSleeping && (!sleeping || t.wakeAt < earliest) {
+			earliest, sleeping = t.wakeAt, true
+		}
+	}
+	if !sleeping {
+		s.addFinding(Finding{
+			Kind:    FindingDeadlock,
+			Message: fmt.Sprintf("%d task(s) blocked and no timer pending", len(s.tasks)),
+		})
+		return false
+	}
+	if earliest < s.elapsed {
+		panic(fmt.Sprintf("sim: invariant violated: timer at +%v is before the virtual now +%v", earliest, s.elapsed))
+	}
+	if s.opts.MaxVirtualTime > 0 && earliest > s.opts.MaxVirtualTime {
+		s.addFinding(Finding{
+			Kind: FindingVirtualTimeLimit,
+			Message: fmt.Sprintf("next timer at +%v is beyond the virtual time limit of %v",
+				earliest, s.opts.MaxVirtualTime),
+		})
+		return false
+	}
+	s.elapsed = earliest
+	for _, t := range s.tasks {
+		if t.state == taskSleeping && t.wakeAt == earliest {
+			t.wake(nil, nil)
+		}
+	}
+	return true
+}
+
+// addFinding records f, listing every unfinished task and where it is blocked.
+func (s *Scheduler) addFinding(f Finding) {
+	f.Tasks = make([]TaskSite, 0, len(s.tasks))
+	for _, t := range s.tasks {
+		f.Tasks = append(f.Tasks, TaskSite{Name: t.name, Site: t.site()})
+	}
+	s.findings = append(s.findings, f)
+}
+
+// unwind ends every unfinished task, in creation order, so that no goroutine outlives the run.
+// Each parked task is resumed once with killing set; the primitive it is parked in calls
+// runtime.Goexit, its defers run, and its exit hands the baton back. A task that hangs while
+// unwinding is reported and abandoned like any hung task.
+func (s *Scheduler) unwind() {
+	if len(s.tasks) == 0 {
+		return
+	}
+	s.killing.Store(true)
+	for _, t := range s.tasks {
+		if t.state == taskAbandoned {
+			continue
+		}
+		if !s.resume(t) {
+			s.abandon(t)
+			s.addFinding(Finding{
+				Kind: FindingHang,
+				Message: fmt.Sprintf("task %q ran for over %v of wall time while being unwound: a "+
+					"deferred function blocks outside the runtime or spins", t.name, s.opts.Watchdog),
+				Stack: allStacks(),
+			})
+		}
+	}
+	s.tasks = nil
+}
+
+// abandon gives up on t, which holds the baton and will not yield. Nothing can stop its goroutine;
+// instead, killing is set and a resume token is left in its channel, so that when it next enters
+// the runtime or returns, it exits instead of waiting for a loop that has moved on.
+func (s *Scheduler) abandon(t *task) {
+	t.state = taskAbandoned
+	s.killing.Store(true)
+	select {
+	case t.resume <- struct{}{}:
+	default: // it has not yet taken the resume that started it; that one will do
+	}
+}
+
+// remove drops the finished task t from the task list, keeping creation order.
+func (s *Scheduler) remove(t *task) {
+	for i, u := range s.tasks {
+		if u == t {
+			copy(s.tasks[i:], s.tasks[i+1:])
+			s.tasks[len(s.tasks)-1] = nil
+			s.tasks = s.tasks[:len(s.tasks)-1]
+			return
+		}
+	}
+	panic(fmt.Sprintf("sim: invariant violated: finished task %q is not in the task list", t.name))
+}
+
+// allStacks returns the stacks of every goroutine in the process, for hang reports.
+func allStacks() string {
+	buf := make([]byte, 64<<10)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			return string(buf[:n])
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+}

@@ -1,0 +1,195 @@
+package sim
+
+// Tasks: the goroutine behind each simulated task, the baton exchange seen from the task's side,
+// and the primitives Go and Sleep (Queue.Get is in queue.go).
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"time"
+)
+
+// taskState says what a task is doing, as the loop sees it between handoffs.
+type taskState uint8
+
+const (
+	taskRunnable  taskState = iota // may be picked: new, or yielded without blocking
+	taskSleeping                   // parked in Sleep until wakeAt or a context ends
+	taskWaiting                    // parked in Queue.Get until an item or a context ends
+	taskDone                       // returned (or panicked); removed from the task list
+	taskAbandoned                  // reported hung; its goroutine is beyond reach
+)
+
+// task is one simulated task. Its fields belong to whoever holds the baton: the task while it
+// runs, the loop otherwise; the two channels hand the baton over and order those accesses.
+type task struct {
+	id   int
+	name string
+
+	resume  chan struct{} // loop → task: run now (or, with killing set, exit)
+	yielded chan struct{} // task → loop: parked, yielded or finished
+
+	state    taskState
+	wakeAt   time.Duration     // virtual wake time while sleeping
+	contexts []context.Context // contexts that end the wait early; buffer reused across waits
+	queue    *queue            // the queue waited on while waiting
+
+	item any   // handed in by Queue.Put
+	err  error // context.Cause of the context that ended the wait, or nil
+
+	panicked   bool
+	panicValue any
+	panicStack string
+}
+
+// spawn creates a runnable task for fn and starts its goroutine, which waits for its first resume.
+func (s *Scheduler) spawn(name string, fn func()) {
+	s.nextID++
+	t := &task{
+		id:      s.nextID,
+		name:    name,
+		resume:  make(chan struct{}, 1),
+		yielded: make(chan struct{}, 1),
+	}
+	s.tasks = append(s.tasks, t)
+	go s.runTask(t, fn)
+}
+
+// runTask is the body of a task goroutine. Nothing before the first resume touches shared state.
+func (s *Scheduler) runTask(t *task, fn func()) {
+	defer s.finish(t)
+	<-t.resume
+	if s.killing.Load() {
+		return // the run ended before this task ever ran
+	}
+	fn()
+}
+
+// finish runs when a task's goroutine ends, by return, panic or runtime.Goexit, and hands the
+// baton back for the last time. While killing, it touches nothing shared (the goroutine may be an
+// abandoned hung one, running after Run returned), ignores a panic raised while unwinding, and
+// sends without blocking: the loop either waits for exactly this message or has moved on.
+func (s *Scheduler) finish(t *task) {
+	r := recover()
+	if s.killing.Load() {
+		select {
+		case t.yielded <- struct{}{}:
+		default:
+		}
+		return
+	}
+	if r != nil {
+		t.panicked = true
+		t.panicValue = r
+		t.panicStack = string(debug.Stack())
+	}
+	t.state = taskDone
+	t.yielded <- struct{}{}
+}
+
+// yield hands the baton back to the loop and waits to be resumed; t has set its state first. When
+// resumed to be killed, it exits the goroutine with runtime.Goexit, so the task's defers run.
+func (s *Scheduler) yield(t *task) {
+	t.yielded <- struct{}{}
+	<-t.resume
+	if s.killing.Load() {
+		runtime.Goexit()
+	}
+}
+
+// wake makes a parked task runnable with the result of its wait, and drops its contexts so a
+// finished wait keeps nothing alive.
+func (t *task) wake(item any, err error) {
+	t.state = taskRunnable
+	t.item, t.err = item, err
+	t.queue = nil
+	clear(t.contexts)
+	t.contexts = t.contexts[:0]
+}
+
+// site says where the task is, for findings: "runnable", "sleeping until +1.5s",
+// "blocked on queue tools.Get".
+func (t *task) site() string {
+	switch t.state {
+	case taskRunnable:
+		return "runnable"
+	case taskSleeping:
+		return fmt.Sprintf("sleeping until +%v", t.wakeAt)
+	case taskWaiting:
+		return fmt.Sprintf("blocked on queue %s.Get", t.queue.name)
+	case taskDone:
+		return "done"
+	case taskAbandoned:
+		return "running without yielding (blocked outside the runtime, or spinning)"
+	}
+	panic(fmt.Sprintf("sim: invariant violated: task %q in unknown state %d", t.name, t.state))
+}
+
+// caller returns the task calling a primitive. While the run is being killed it does not return:
+// the calling goroutine exits with runtime.Goexit, also when called from a deferred function
+// during that exit. op names the primitive for the misuse panic.
+func (s *Scheduler) caller(op string) *task {
+	if s.killing.Load() {
+		runtime.Goexit()
+	}
+	t := s.current
+	if t == nil {
+		panic("sim: " + op + " called outside a task of this scheduler (before or after Run, or from a foreign goroutine)")
+	}
+	return t
+}
+
+// Go starts fn as a new runnable task named name. It is a yield point: the caller stays runnable,
+// and the picker decides which of the two runs first, so both orders are explored across seeds.
+// While the run is being unwound it starts nothing and returns.
+func (s *Scheduler) Go(name string, fn func()) {
+	if s.killing.Load() {
+		return
+	}
+	t := s.caller("Go")
+	s.spawn(name, fn)
+	s.yield(t)
+}
+
+// Sleep parks the calling task for d of virtual time, or until one of cancel is done, whichever
+// comes first, and returns nil or context.Cause of that context. A context already done returns
+// its cause at once without yielding; d <= 0 yields once (another task may run) and returns nil.
+// Nil entries in cancel are never done. Time only moves when no task is runnable, so a sleep of d
+// wakes at exactly the virtual instant it was due.
+func (s *Scheduler) Sleep(d time.Duration, cancel ...context.Context) error {
+	t := s.caller("Sleep")
+	if err := firstDoneCause(cancel); err != nil {
+		return err
+	}
+	if d <= 0 {
+		s.yield(t)
+		return nil
+	}
+	t.state = taskSleeping
+	t.wakeAt = s.elapsed + d
+	if d > time.Duration(1<<63-1)-s.elapsed {
+		t.wakeAt = time.Duration(1<<63 - 1) // a sleep beyond the end of time wakes at the end of time
+	}
+	for _, ctx := range cancel {
+		if ctx != nil {
+			t.contexts = append(t.contexts, ctx)
+		}
+	}
+	s.yield(t)
+	err := t.err
+	t.err = nil
+	return err
+}
+
+// firstDoneCause returns context.Cause of the first done context, in argument order, or nil when
+// none is done. Nil entries are skipped.
+func firstDoneCause(contexts []context.Context) error {
+	for _, ctx := range contexts {
+		if ctx != nil && ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+	}
+	return nil
+}
