@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+// simrun runs the command in-process and returns its exit code, stdout and stderr.
+func simrun(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+func TestScenarioPrintsItsJSONLinesLog(t *testing.T) {
+	code, out, errOut := simrun("scenario", "cancel-mid-backoff")
+	require.Equal(t, exitOK, code, errOut)
+	events, err := harness.ReadJSONL(strings.NewReader(out))
+	require.NoError(t, err)
+	require.NoError(t, harness.ValidateLog(events))
+	types := make([]string, len(events))
+	for i, e := range events {
+		types[i] = e.Type
+	}
+	assert.Equal(t, []string{"user/message", "inbox/push", "turn/start", "step/start", "inbox/claim", "llm/retry", "step/end", "turn/end"}, types)
+	assert.Contains(t, out, `"reason":{"kind":"aborted","reason":{"kind":"user"}}`)
+
+	_, again, _ := simrun("scenario", "-seed", "1", "cancel-mid-backoff")
+	assert.Equal(t, out, again, "the same seed gives the same bytes")
+	_, flagAfter, _ := simrun("scenario", "cancel-mid-backoff", "-seed", "1")
+	assert.Equal(t, out, flagAfter, "flags may follow the name")
+}
+
+func TestScenarioTimeline(t *testing.T) {
+	code, out, _ := simrun("scenario", "-timeline", "drain")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, out, "+1.000s  tool/result 1.1 c2 TOOL_ABORTED_BEFORE_DISPATCH")
+}
+
+func TestScenariosListsEveryScenario(t *testing.T) {
+	code, out, _ := simrun("scenarios")
+	require.Equal(t, exitOK, code)
+	for _, name := range []string{"durable-before-wait", "sticky-max-tokens", "drain", "finally", "cancel-mid-backoff", "retry-then-max-tokens", "disposed-no-wake", "always-mode", "retry-after"} {
+		assert.Contains(t, out, name)
+	}
+}
+
+func TestBadUsageExitsTwoAndSaysWhat(t *testing.T) {
+	cases := []struct {
+		args []string
+		says string
+	}{
+		{nil, "usage: simrun"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"scenario"}, "needs exactly one scenario name"},
+		{[]string{"scenario", "a", "b"}, "needs exactly one scenario name"},
+		{[]string{"scenario", "nope"}, `unknown scenario "nope"`},
+		{[]string{"scenario", "-bogus", "drain"}, "flag provided but not defined: -bogus"},
+		{[]string{"scenario", "-seed", "x", "drain"}, `invalid value "x" for flag -seed`},
+		{[]string{"scenarios", "extra"}, "takes no arguments"},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, errOut := simrun(c.args...)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, out, "nothing on stdout")
+			assert.Contains(t, errOut, c.says)
+		})
+	}
+}
+
+func TestHelpExitsZero(t *testing.T) {
+	code, out, _ := simrun("help")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "scenario")
+	code, _, errOut := simrun("scenario", "-h")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, errOut, "usage: simrun scenario")
+}

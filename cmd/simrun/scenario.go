@@ -1,0 +1,60 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/sim"
+)
+
+func runScenarios(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("scenarios", "scenarios", stderr)
+	positional, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(positional) > 0 {
+		return usageError(stderr, "scenarios takes no arguments, got %q", strings.Join(positional, " "))
+	}
+	for _, sc := range sim.Scenarios() {
+		fmt.Fprintf(stdout, "%-22s %s\n", sc.Name, sc.Doc)
+	}
+	return exitOK
+}
+
+func runScenario(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("scenario", "scenario [-seed S] [-timeline] NAME", stderr)
+	seed := fs.Int64("seed", 1, "seed for the jitter draws and the scheduler's choices")
+	timeline := fs.Bool("timeline", false, "print a readable timeline instead of the JSON Lines log")
+	positional, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(positional) != 1 {
+		return usageError(stderr, "scenario needs exactly one scenario name; 'simrun scenarios' lists them")
+	}
+	name := positional[0]
+	if _, ok := sim.ScenarioByName(name); !ok {
+		return usageError(stderr, "unknown scenario %q; known: %s", name, strings.Join(sim.ScenarioNames(), ", "))
+	}
+	result, err := sim.SimulateScenario(name, *seed)
+	if err != nil {
+		fmt.Fprintf(stderr, "simrun: %v\n", err)
+		return exitViolation
+	}
+	if *timeline {
+		fmt.Fprint(stdout, sim.Timeline(result.Events, 0))
+	} else if err := harness.WriteJSONL(stdout, result.Events); err != nil {
+		fmt.Fprintf(stderr, "simrun: %v\n", err)
+		return exitUsage
+	}
+	for _, e := range result.AgentErrors {
+		fmt.Fprintf(stderr, "agent/error turn %d (%s): %s\n", e.Turn, e.Source, harness.ErrorChain(e.Err))
+	}
+	for name, e := range result.ActionErrors {
+		fmt.Fprintf(stderr, "user action %q failed: %v\n", name, e)
+	}
+	return exitOK
+}
