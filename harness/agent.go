@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // ErrDisposed is returned by every send to an agent that was disposed.
@@ -282,7 +284,12 @@ func (a *Agent) WhenIdle(ctx context.Context) error {
 	return err
 }
 
-func (a *Agent) settledLocked() bool { return a.phase == phaseIdle && a.toolsInFlight == 0 }
+func (a *Agent) settledLocked() bool {
+	if plant.On(plant.WhenIdleWhileDraining) && a.phase == phaseRunning && a.phaseCtx.Err() != nil {
+		return true
+	}
+	return a.phase == phaseIdle && a.toolsInFlight == 0
+}
 
 // notifyIdleLocked wakes the WhenIdle waiters if the agent has settled.
 func (a *Agent) notifyIdleLocked() {

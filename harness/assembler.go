@@ -1,6 +1,10 @@
 package harness
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/turnsim/turnsim/internal/plant"
+)
 
 // BlockAssembler turns a stream of chunks into one assistant message. Consecutive text chunks
 // join into one text block; each tool-call chunk is one block; the finish chunk ends the stream.
@@ -56,6 +60,9 @@ func (a *BlockAssembler) Add(c Chunk) error {
 func (a *BlockAssembler) Finish() (AssembledMessage, Finish, error) {
 	if !a.finished {
 		return AssembledMessage{}, "", &LlmError{Failure: Failure{Code: CodeTransport, Message: "stream ended before its finish"}}
+	}
+	if len(a.blocks) == 0 && plant.On(plant.PanicOnEmptyAnswer) {
+		panic("harness: assembler: no blocks")
 	}
 	if len(a.blocks) == 0 {
 		return AssembledMessage{}, "", &LlmError{Failure: Failure{Code: CodeEmptyResponse, Message: "the answer has no content"}}

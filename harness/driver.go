@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"errors"
+
+	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // phaseKind is the agent's lifecycle phase. Each non-idle phase owns a cancellation.
@@ -65,7 +67,7 @@ func (a *Agent) disposedCauseLocked() bool {
 // unseen between the last look at the inbox and the return to idle.
 func (a *Agent) drive() {
 	a.mu.Lock()
-	for !a.disposed && a.phaseCtx.Err() == nil && a.inbox.hasPending() {
+	for (!a.disposed || plant.On(plant.WakeAfterDispose)) && a.phaseCtx.Err() == nil && a.inbox.hasPending() {
 		turn := a.lastTurn + 1
 		a.turn, a.step = turn, 0
 		ctx := a.phaseCtx
@@ -76,6 +78,14 @@ func (a *Agent) drive() {
 		a.mu.Lock()
 		a.lastTurn = turn
 		var escaped *turnEndError
+		if ctx.Err() != nil && plant.On(plant.StuckAfterAbort) {
+			a.mu.Unlock()
+			return // the planted bug: the phase is never returned to idle
+		}
+		if ctx.Err() != nil && plant.On(plant.WakeAfterDispose) && a.disposedCauseLocked() && a.inbox.hasPending() {
+			a.newPhaseLocked(phaseRunning)
+			continue
+		}
 		if ctx.Err() != nil || errors.As(err, &escaped) {
 			break
 		}

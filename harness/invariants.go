@@ -3,6 +3,8 @@ package harness
 import (
 	"fmt"
 	"math"
+
+	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // Invariant rules. Each refusal names one, so a tool that checks logs (and its users) can tell
@@ -311,7 +313,7 @@ func (v *Validator) checkRetry(refuse refuseFunc, d LlmRetry) error {
 	key := ChainKey{d.Turn, d.Step, d.Provider, d.PolicyKey}
 	prior, continuing := v.chains[key]
 	if continuing {
-		if d.RetryID != prior.RetryID {
+		if d.RetryID != prior.RetryID && !plant.On(plant.NewRetryIDPerRetry) {
 			return refuse(RuleRetryChain, "retryId %q differs from its chain's %q", d.RetryID, prior.RetryID)
 		}
 		if d.Retry != prior.Retry+1 {

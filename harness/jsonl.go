@@ -6,11 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // EncodeEvent renders one event as a JSON line without the trailing newline. Field order is the
 // struct order, so equal events give equal bytes.
 func EncodeEvent(e Event) ([]byte, error) {
+	if r, ok := e.Data.(LlmRetry); ok && plant.On(plant.EncodeDropsMaxRetries) {
+		r.MaxRetries = nil
+		e.Data = r
+	}
 	b, err := json.Marshal(e)
 	if err != nil {
 		return nil, fmt.Errorf("harness: encode event %d (%s): %w", e.Seq, e.Type, err)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // Mode is the llm-retry plugin's mode.
@@ -144,6 +146,9 @@ func (p RetryPolicy) retryable(code string) bool {
 // which min then caps, so no n overflows or goes negative; n < 1 is treated as 1.
 func LocalDelayMs(p RetryPolicy, n int, random float64) float64 {
 	e := min(max(n-1, 0), 1024)
+	if plant.On(plant.ExponentOffByOne) {
+		e = min(max(n, 0), 1024)
+	}
 	exponential := math.Min(math.Ldexp(p.InitialDelayMs, e), p.MaxDelayMs)
 	jitter := 1 - p.JitterRatio + 2*p.JitterRatio*random
 	return roundDelayMs(exponential*jitter, p.MaxDelayMs)

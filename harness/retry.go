@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // errPluginDisposed is the cause of the llm-retry plugin's lifetime ending.
@@ -62,20 +64,31 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	key := ChainKey{Turn: req.Turn, Step: req.Step, Provider: req.Provider, PolicyKey: p.policyKey}
 	chain, continuing := p.session.Chain(key)
 	retry := chain.Retry + 1
-	if normal && retry > p.policy.MaxRetries {
+	if normal && retry > p.policy.MaxRetries-plantedBudgetCut() {
+		if plant.On(plant.BudgetIgnored) {
+			return true, nil
+		}
+		return next(), nil
+	}
+	if !normal && plant.On(plant.AlwaysGivesUp) && retry > 2 {
 		return next(), nil
 	}
 	var delayMs float64
 	switch {
 	case failure.HasRetryAfter() && failure.ProviderRetryAfterMs <= p.policy.MaxDelayMs:
 		delayMs = failure.ProviderRetryAfterMs // the provider said how long: used exactly, no jitter
+		if plant.On(plant.JitterOnRetryAfter) {
+			delayMs = LocalDelayMs(RetryPolicy{InitialDelayMs: delayMs, MaxDelayMs: p.policy.MaxDelayMs, JitterRatio: p.policy.JitterRatio}, 1, p.random.Float64())
+		}
+	case failure.HasRetryAfter() && normal && plant.On(plant.RetryAfterAboveCap):
+		delayMs = p.policy.MaxDelayMs
 	case failure.HasRetryAfter() && normal:
 		return next(), nil // the provider says "not now" for longer than we may wait: give up
 	default:
 		delayMs = LocalDelayMs(p.policy, retry, p.random.Float64())
 	}
 	retryID := chain.RetryID
-	if !continuing {
+	if !continuing || plant.On(plant.NewRetryIDPerRetry) {
 		id, err := uuid.NewRandomFromReader(p.random)
 		if err != nil {
 			return false, err
@@ -97,13 +110,20 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		maxRetries := p.policy.MaxRetries
 		record.MaxRetries = &maxRetries
 	}
+	if plant.On(plant.WaitBeforeRetryRecord) {
+		if err := p.runtime.Sleep(durationMs(delayMs), req.Ctx, p.lifetime); err != nil {
+			return false, nil
+		}
+	}
 	// Durable before wait: a crash during the wait leaves llm/retry without its
 	// llm/retry-started, so a restart knows this retry was spent.
 	if _, err := p.session.Append(record); err != nil {
 		return false, err
 	}
-	if err := p.runtime.Sleep(durationMs(delayMs), req.Ctx, p.lifetime); err != nil {
-		return false, nil
+	if !plant.On(plant.WaitBeforeRetryRecord) {
+		if err := p.runtime.Sleep(plantedWait(delayMs), plantedWaitContexts(req.Ctx, p.lifetime)...); err != nil {
+			return false, nil
+		}
 	}
 	if req.Ctx.Err() != nil || p.lifetime.Err() != nil {
 		return false, nil

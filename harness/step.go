@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+
+	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // runStep runs one step: it claims its share of the inbox, sends the request (re-sending it, in
@@ -56,7 +58,7 @@ func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err
 		return "", err
 	}
 	a.conversation.add(Entry{Role: RoleAssistant, Blocks: message.Blocks})
-	if finish == FinishToolCalls {
+	if finish == FinishToolCalls || (finish == FinishMaxTokens && plant.On(plant.TruncatedCallsRun)) {
 		if err := a.executeToolCalls(ctx, turn, step, message.ToolCalls()); err != nil {
 			return "", err
 		}

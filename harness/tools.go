@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // Tool is a function the model may call. A parallel tool may run beside other parallel calls in
@@ -61,6 +63,9 @@ func (a *Agent) executeToolCalls(ctx context.Context, turn, step int, calls []Bl
 				end++
 			}
 			limit = a.poolLimit
+			if plant.On(plant.PoolLimitOffByOne) {
+				limit++
+			}
 		}
 		next = x.runGroup(next, end, limit)
 	}
@@ -69,6 +74,9 @@ func (a *Agent) executeToolCalls(ctx context.Context, turn, step int, calls []Bl
 	}
 	if x.aborted || ctx.Err() != nil {
 		for _, call := range calls[next:] {
+			if plant.On(plant.NoSyntheticResult) {
+				break
+			}
 			if err := x.appendSkipped(call); err != nil {
 				return err
 			}
@@ -91,7 +99,7 @@ func (x *toolExecutor) runGroup(from, to, limit int) int {
 	nextToStart, nextToCommit, inFlight := from, from, 0
 	fillPool := func() {
 		for !x.aborted && x.failure == nil && nextToStart < to && inFlight < limit {
-			if x.ctx.Err() != nil {
+			if x.ctx.Err() != nil && !plant.On(plant.DispatchAfterAbort) {
 				x.aborted = true
 				return
 			}
@@ -109,6 +117,10 @@ func (x *toolExecutor) runGroup(from, to, limit int) int {
 		settled := item.(toolDone)
 		inFlight--
 		results[settled.index-from] = &settled.result
+		if plant.On(plant.ResultsInFinishOrder) {
+			x.commitAsFinished(settled)
+			continue
+		}
 		for x.failure == nil && nextToCommit < nextToStart && results[nextToCommit-from] != nil {
 			if _, err := x.agent.session.Append(*results[nextToCommit-from]); err != nil {
 				x.failure = err
@@ -117,8 +129,12 @@ func (x *toolExecutor) runGroup(from, to, limit int) int {
 			x.agent.conversation.add(toolEntry(*results[nextToCommit-from]))
 			nextToCommit++
 		}
-		if x.ctx.Err() != nil {
+		if x.ctx.Err() != nil && !plant.On(plant.DispatchAfterAbort) {
 			x.aborted = true
+		}
+		if x.aborted && plant.On(plant.DrainSkipped) {
+			x.skipDrain(results, from, nextToCommit, nextToStart)
+			return nextToStart
 		}
 		fillPool()
 	}
@@ -132,6 +148,11 @@ func (x *toolExecutor) dispatch(index int, done Queue) error {
 		return err
 	}
 	a := x.agent
+	if _, known := a.tools[call.Name]; !known && plant.On(plant.UnknownToolCalledTwice) {
+		if _, err := a.session.Append(ToolCall{Turn: x.turn, Step: x.step, CallID: call.CallID, Name: call.Name, Arguments: call.Arguments}); err != nil {
+			return err
+		}
+	}
 	a.mu.Lock()
 	a.toolsInFlight++
 	a.mu.Unlock()
@@ -186,6 +207,9 @@ func errorResult(r ToolResult, e ToolError) ToolResult {
 func (x *toolExecutor) appendSkipped(call Block) error {
 	if _, err := x.agent.session.Append(ToolCall{Turn: x.turn, Step: x.step, CallID: call.CallID, Name: call.Name, Arguments: call.Arguments}); err != nil {
 		return err
+	}
+	if plant.On(plant.SyntheticResultDropped) {
+		return nil
 	}
 	result := errorResult(ToolResult{Turn: x.turn, Step: x.step, CallID: call.CallID}, abortedBeforeDispatch)
 	if _, err := x.agent.session.Append(result); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // turnEndError is a turn/end that could not be written. It escapes the turn loop: the session is
@@ -31,6 +33,9 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (err error) {
 		if panicked != nil {
 			ends = &TurnEndReason{Kind: EndError, Error: &Failure{Code: CodeUnknown, Message: fmt.Sprintf("panic: %v", panicked)}}
 		}
+		if plant.On(plant.SkipTurnEndOnError) && ends.Kind == EndError && ends.Error.Code == CodeUnknown {
+			return
+		}
 		if _, appendErr := a.session.Append(TurnEnd{Turn: turn, Reason: *ends}); appendErr != nil {
 			a.emitError(AgentError{Turn: turn, Source: "turn/end", Err: appendErr})
 			err = &turnEndError{err: appendErr}
@@ -48,7 +53,7 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (err error) {
 		if finish == FinishToolCalls {
 			continue
 		}
-		if ends == nil || ends.Kind != EndMaxTokens {
+		if ends == nil || ends.Kind != EndMaxTokens || plant.On(plant.MaxTokensNotSticky) {
 			ends = &TurnEndReason{Kind: string(finish)}
 		}
 		a.mu.Lock()
@@ -65,6 +70,9 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (err error) {
 func (a *Agent) failedTurn(ctx context.Context, turn int, err error) *TurnEndReason {
 	if ctx.Err() != nil {
 		cause := causeOf(ctx)
+		if plant.On(plant.WrongAbortCause) {
+			cause = CancelCause{Kind: CauseUser}
+		}
 		return &TurnEndReason{Kind: EndAborted, Reason: &cause}
 	}
 	failure, _ := FailureOf(err)

@@ -29,8 +29,13 @@ type command struct {
 
 func commands() []command {
 	return []command{
+		{"run", "run seeded schedules and check every property (the default command)", runRun},
+		{"repro", "re-run one seed or schedule file: its timeline and its violations", runRepro},
 		{"scenarios", "list the seed article's scenarios", runScenarios},
 		{"scenario", "run one scenario and print its JSON Lines session log", runScenario},
+		{"faults", "list the fault catalogue", runFaults},
+		{"properties", "list the property catalogue", runProperties},
+		{"plants", "list the planted bugs (builds with -tags plantedbugs)", runPlants},
 	}
 }
 
@@ -40,12 +45,10 @@ func main() {
 
 // run dispatches to a subcommand and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		usage(stderr)
-		return exitUsage
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelp(args[0]) {
+		return runRun(args, stdout, stderr) // simrun on its default: run the default mix
 	}
-	switch args[0] {
-	case "-h", "-help", "--help", "help":
+	if isHelp(args[0]) {
 		usage(stdout)
 		return exitOK
 	}
@@ -59,8 +62,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
+func isHelp(arg string) bool {
+	switch arg {
+	case "-h", "-help", "--help", "help":
+		return true
+	}
+	return false
+}
+
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: simrun <command> [flags] [arguments]")
+	fmt.Fprintln(w, "usage: simrun [command] [flags] [arguments]")
+	fmt.Fprintln(w, "With no command, simrun runs 'run' on the default mix of 10,000 seeds.")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)

@@ -56,7 +56,6 @@ func TestBadUsageExitsTwoAndSaysWhat(t *testing.T) {
 		args []string
 		says string
 	}{
-		{nil, "usage: simrun"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"scenario"}, "needs exactly one scenario name"},
 		{[]string{"scenario", "a", "b"}, "needs exactly one scenario name"},
@@ -64,6 +63,21 @@ func TestBadUsageExitsTwoAndSaysWhat(t *testing.T) {
 		{[]string{"scenario", "-bogus", "drain"}, "flag provided but not defined: -bogus"},
 		{[]string{"scenario", "-seed", "x", "drain"}, `invalid value "x" for flag -seed`},
 		{[]string{"scenarios", "extra"}, "takes no arguments"},
+		{[]string{"run", "-shard", "5/4"}, `shard "5/4": i must be between 1 and n`},
+		{[]string{"run", "-shard", "half"}, `shard "half" is not of the form i/n`},
+		{[]string{"run", "-faults", "rate-limit,gremlins"}, `unknown fault "gremlins"`},
+		{[]string{"run", "-faults", "rate-limit,rate-limit"}, `fault "rate-limit" named twice`},
+		{[]string{"run", "-seeds", "0"}, "need at least 1 seed"},
+		{[]string{"run", "-workers", "0"}, "need at least 1 worker"},
+		{[]string{"run", "-seed", "3", "-seeds", "10"}, "-seed runs one seed"},
+		{[]string{"run", "-seeds", "ten"}, `invalid value "ten" for flag -seeds`},
+		{[]string{"run", "extra"}, "run takes no arguments"},
+		{[]string{"-bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"repro"}, "repro needs -seed S or one schedule file"},
+		{[]string{"repro", "-seed", "1", "x.json"}, "not both"},
+		{[]string{"repro", "no-such-file.json"}, "no such file"},
+		{[]string{"faults", "x"}, "takes no arguments"},
+		{[]string{"properties", "x"}, "takes no arguments"},
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {

@@ -1,0 +1,34 @@
+//go:build plantedbugs
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/turnsim/turnsim/internal/plant"
+)
+
+// setPlant switches on the named planted bug for every run of this process.
+func setPlant(name string) error {
+	if err := plant.Set(name); err != nil {
+		return fmt.Errorf("-plant: %w ('simrun plants' lists them)", err)
+	}
+	return nil
+}
+
+func runPlants(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("plants", "plants", stderr)
+	positional, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(positional) > 0 {
+		return usageError(stderr, "plants takes no arguments, got %q", strings.Join(positional, " "))
+	}
+	for _, b := range plant.Catalogue {
+		fmt.Fprintf(stdout, "%-30s caught by %-26s %s\n", b.Name, b.Property, b.Doc)
+	}
+	return exitOK
+}

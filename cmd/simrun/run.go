@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/sim"
+)
+
+// defaultSeeds is what `simrun run` runs without -seeds: the default mix, large enough to reach
+// every fault kind and every turn outcome, small enough to take seconds.
+const defaultSeeds = 10000
+
+// selection is the seed selection shared by run and repro: which seeds, which faults, which
+// planted bug.
+type selection struct {
+	faults string
+	plant  string
+}
+
+func (s *selection) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.faults, "faults", "", "restrict every seed's swarm to these faults (comma-separated; 'simrun faults' lists them)")
+	fs.StringVar(&s.plant, "plant", "", "switch on one planted bug (builds with -tags plantedbugs only; 'simrun plants' lists them)")
+}
+
+// apply parses the fault list and switches on the planted bug.
+func (s *selection) apply() ([]string, error) {
+	var allowed []string
+	if s.faults != "" {
+		var err error
+		if allowed, err = faults.ParseList(s.faults); err != nil {
+			return nil, err
+		}
+	}
+	if err := setPlant(s.plant); err != nil {
+		return nil, err
+	}
+	return allowed, nil
+}
+
+// reproCommand is the one command that reproduces seed under this selection.
+func (s *selection) reproCommand(seed int64) string {
+	cmd := "go run ./cmd/simrun repro -seed " + fmt.Sprint(seed)
+	if s.plant != "" {
+		cmd = "go run -tags plantedbugs ./cmd/simrun repro -seed " + fmt.Sprint(seed) + " -plant " + s.plant
+	}
+	if s.faults != "" {
+		cmd += " -faults " + s.faults
+	}
+	return cmd
+}
+
+func runRun(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", "run [-seeds N] [-start S | -seed S] [-workers K] [-shard i/n] [-faults a,b] [-json] [-check-determinism]", stderr)
+	seeds := fs.Int("seeds", defaultSeeds, "how many seeds to run")
+	start := fs.Int64("start", 1, "the first seed")
+	seed := fs.Int64("seed", 0, "run this one seed (instead of -seeds and -start)")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "how many seeds run in parallel")
+	shard := fs.String("shard", "", "run only this machine's share i/n of the seed range (for CI matrices)")
+	asJSON := fs.Bool("json", false, "print the summary as one JSON object on stdout")
+	determinism := fs.Bool("check-determinism", false, "run every seed twice and report any whose logs differ")
+	var sel selection
+	sel.register(fs)
+	positional, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(positional) > 0 {
+		return usageError(stderr, "run takes no arguments, got %q", strings.Join(positional, " "))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	opts := sim.RunOptions{Start: *start, Count: *seeds, Workers: *workers, CheckDeterminism: *determinism}
+	switch {
+	case set["seed"] && (set["seeds"] || set["start"] || set["shard"]):
+		return usageError(stderr, "-seed runs one seed: it does not go with -seeds, -start or -shard")
+	case set["seed"]:
+		opts.Start, opts.Count = *seed, 1
+	case *seeds < 1:
+		return usageError(stderr, "-seeds %d: need at least 1 seed", *seeds)
+	}
+	if *workers < 1 {
+		return usageError(stderr, "-workers %d: need at least 1 worker", *workers)
+	}
+	if *shard != "" {
+		if opts.Shard, err = sim.ParseShard(*shard); err != nil {
+			return usageError(stderr, "-shard: %v", err)
+		}
+	}
+	if opts.Faults, err = sel.apply(); err != nil {
+		return usageError(stderr, "%v", err)
+	}
+	progress := newProgress(stderr)
+	opts.Progress = progress.update
+	summary := sim.RunSeeds(opts)
+	progress.finish()
+	if *asJSON {
+		out, _ := json.Marshal(summary)
+		fmt.Fprintln(stdout, string(out))
+	} else {
+		printSummary(stdout, summary)
+	}
+	if summary.Violations > 0 {
+		printFailures(stderr, summary, &sel)
+		return exitViolation
+	}
+	return exitOK
+}
+
+// printSummary writes the human form of the summary.
+func printSummary(w io.Writer, s sim.Summary) {
+	fmt.Fprintf(w, "seeds              %d (from %d, shard %s, %d workers)\n", s.Seeds, s.FirstSeed, s.Shard, s.Workers)
+	fmt.Fprintf(w, "violations         %d\n", s.Violations)
+	for _, name := range sortedKeys(s.ViolationsByProperty) {
+		fmt.Fprintf(w, "  %-24s %d seeds\n", name, s.ViolationsByProperty[name])
+	}
+	fmt.Fprintf(w, "schedules/s        %.0f (%.0f per core)\n", s.SchedulesPerSecond, s.SchedulesPerSecondCore)
+	fmt.Fprintf(w, "sim s / wall s     %.0f (%.0f simulated s in %.2f s)\n", s.SimSecondsPerWallSecond, s.SimSeconds, s.WallSeconds)
+	fmt.Fprintf(w, "digest             %s\n", s.Digest)
+	fmt.Fprintln(w, "fault coverage     (seeds in which each fault struck)")
+	for _, f := range faults.Catalogue() {
+		fmt.Fprintf(w, "  %-30s %6d %s\n", f.Name, s.FaultCoverage[f.Name], percent(s.FaultCoverage[f.Name], s.Seeds))
+	}
+	fmt.Fprintln(w, "outcome coverage   (seeds with a turn ending so)")
+	for _, kind := range []string{"completed", "max-tokens", "aborted", "error", "interrupted"} {
+		fmt.Fprintf(w, "  %-30s %6d %s\n", kind, s.OutcomeCoverage[kind], percent(s.OutcomeCoverage[kind], s.Seeds))
+	}
+}
+
+func percent(n, of int) string {
+	if of == 0 {
+		return ""
+	}
+	return fmt.Sprintf("(%.1f%%)", 100*float64(n)/float64(of))
+}
+
+// failuresShownMax bounds how many failing seeds are spelled out; the summary counts them all.
+const failuresShownMax = 10
+
+// printFailures names each failing seed, its properties, and the command that reproduces it.
+func printFailures(w io.Writer, s sim.Summary, sel *selection) {
+	for i, f := range s.Failures {
+		if i == failuresShownMax {
+			fmt.Fprintf(w, "… and %d more failing seeds (see -json's failingSeeds)\n", len(s.Failures)-i)
+			break
+		}
+		fmt.Fprintf(w, "FAIL seed %d\n", f.Seed)
+		for _, v := range f.Violations {
+			fmt.Fprintf(w, "  %s\n", v)
+		}
+		fmt.Fprintf(w, "  reproduce: %s\n", sel.reproCommand(f.Seed))
+	}
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// progress draws a progress bar on a terminal, once a run has lasted a second; elsewhere it
+// stays silent, so logs and pipes get only the summary.
+type progress struct {
+	mu       sync.Mutex
+	w        io.Writer
+	terminal bool
+	begin    time.Time
+	drawn    bool
+	last     time.Time
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w, begin: time.Now()}
+	if f, ok := w.(*os.File); ok {
+		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
+			p.terminal = true
+		}
+	}
+	return p
+}
+
+// update is called from the workers as seeds finish.
+func (p *progress) update(done, total int) {
+	if !p.terminal {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if now.Sub(p.begin) < time.Second || (now.Sub(p.last) < 100*time.Millisecond && done != total) {
+		return
+	}
+	p.last, p.drawn = now, true
+	const width = 40
+	filled := width * done / total
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d seeds", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total)
+}
+
+func (p *progress) finish() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

@@ -1,0 +1,131 @@
+package faults
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Groups of faults.
+const (
+	GroupProvider = "provider"
+	GroupTools    = "tools"
+	GroupUser     = "user"
+	GroupHost     = "host"
+)
+
+// Fault is one named way things go wrong.
+type Fault struct {
+	Name  string
+	Group string
+	Doc   string
+}
+
+// Fault names. They are contracts: schedule files, coverage reports and -faults use them.
+const (
+	RateLimit             = "rate-limit"
+	RateLimitAfterBelow   = "rate-limit-retry-after-below"
+	RateLimitAfterEqual   = "rate-limit-retry-after-equal"
+	RateLimitAfterAbove   = "rate-limit-retry-after-above"
+	RetryAfterInvalid     = "retry-after-invalid"
+	Server                = "server"
+	Timeout               = "timeout"
+	Transport             = "transport"
+	EmptyResponse         = "empty-response"
+	ContextWindowExceeded = "context-window-exceeded"
+	PlainError            = "plain-error"
+	FailMidStream         = "fail-mid-stream"
+	MaxTokens             = "max-tokens"
+	ToolCalls             = "tool-calls"
+	SlowStream            = "slow-stream"
+	ToolLatency           = "tool-latency"
+	ToolLongLatency       = "tool-long-latency"
+	ToolError             = "tool-error"
+	ToolPanic             = "tool-panic"
+	ToolUnknown           = "tool-unknown"
+	ToolIgnoresCancel     = "tool-ignores-cancel"
+	Steer                 = "steer"
+	Inject                = "inject"
+	Followup              = "followup"
+	CancelUser            = "cancel-user"
+	CancelParent          = "cancel-parent"
+	CancelHook            = "cancel-hook"
+	Dispose               = "dispose"
+	PluginEnd             = "plugin-end"
+	AppendRefused         = "append-refused"
+)
+
+var catalogue = []Fault{
+	{RateLimit, GroupProvider, "RATE_LIMIT (429) with no Retry-After: the local backoff applies"},
+	{RateLimitAfterBelow, GroupProvider, "RATE_LIMIT with a Retry-After below maxDelay: used exactly, no jitter"},
+	{RateLimitAfterEqual, GroupProvider, "RATE_LIMIT with a Retry-After equal to maxDelay: still used exactly"},
+	{RateLimitAfterAbove, GroupProvider, "RATE_LIMIT with a Retry-After above maxDelay: normal mode gives up, always mode backs off locally"},
+	{RetryAfterInvalid, GroupProvider, "RATE_LIMIT with a zero or negative Retry-After: ignored, and not recorded"},
+	{Server, GroupProvider, "SERVER (5xx): retryable"},
+	{Timeout, GroupProvider, "TIMEOUT: retryable"},
+	{Transport, GroupProvider, "TRANSPORT wrapping a cause chain (connection refused inside a wrapper)"},
+	{EmptyResponse, GroupProvider, "an answer with no content: EMPTY_RESPONSE, retryable"},
+	{ContextWindowExceeded, GroupProvider, "CONTEXT_WINDOW_EXCEEDED: not retryable; the compaction handler may shrink and retry"},
+	{PlainError, GroupProvider, "a plain Go error, not a Failure: UNKNOWN with its ErrorChain"},
+	{FailMidStream, GroupProvider, "a retryable failure after some chunks were streamed: the chunks stay in the log, out of the message"},
+	{MaxTokens, GroupProvider, "an answer cut off at max-tokens (possibly with truncated tool calls, never run)"},
+	{ToolCalls, GroupProvider, "an answer asking for 1 to 5 tool calls, exclusive and parallel mixed"},
+	{SlowStream, GroupProvider, "chunks that take 0.5 to 5 s each"},
+	{ToolLatency, GroupTools, "a tool call that takes 10 to 800 ms"},
+	{ToolLongLatency, GroupTools, "a tool call that takes 2 to 30 s"},
+	{ToolError, GroupTools, "a tool call that returns an error: an error result, the other calls go on"},
+	{ToolPanic, GroupTools, "a tool call that panics: a TOOL_PANIC result with the panic text"},
+	{ToolUnknown, GroupTools, "a call to a tool nobody registered: TOOL_NOT_FOUND"},
+	{ToolIgnoresCancel, GroupTools, "a tool call that ignores its cancelled context and runs to the end"},
+	{Steer, GroupUser, "a steer message (next step, wakes) at any time"},
+	{Inject, GroupUser, "an inject message (next step, no wake) at any time"},
+	{Followup, GroupUser, "extra followup messages (next turn, wake) at any time"},
+	{CancelUser, GroupUser, "Cancel with cause user at any time, with or without keepInbox"},
+	{CancelParent, GroupUser, "Cancel with cause parent at any time, with or without keepInbox"},
+	{CancelHook, GroupUser, "Cancel with cause hook (and a reason) at any time, with or without keepInbox"},
+	{Dispose, GroupUser, "Dispose at any time: cause disposed, inbox kept, no turn after it"},
+	{PluginEnd, GroupHost, "the llm-retry plugin's lifetime ends: its waits stop, failures go down the waterfall"},
+	{AppendRefused, GroupHost, "the session store refuses every append for a while (infrastructure failure)"},
+}
+
+// Catalogue returns every fault in a stable order.
+func Catalogue() []Fault { return slices.Clone(catalogue) }
+
+// Names returns every fault name in catalogue order.
+func Names() []string {
+	names := make([]string, len(catalogue))
+	for i, f := range catalogue {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// Lookup finds a fault by name.
+func Lookup(name string) (Fault, bool) {
+	for _, f := range catalogue {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Fault{}, false
+}
+
+// ParseList parses a comma-separated list of fault names (the -faults flag), refusing an unknown
+// or repeated name with an error that names it.
+func ParseList(list string) ([]string, error) {
+	var names []string
+	for _, raw := range strings.Split(list, ",") {
+		name := strings.TrimSpace(raw)
+		if name == "" {
+			return nil, fmt.Errorf("faults: empty fault name in %q", list)
+		}
+		if _, ok := Lookup(name); !ok {
+			return nil, fmt.Errorf("faults: unknown fault %q (known: %s)", name, strings.Join(Names(), ", "))
+		}
+		if slices.Contains(names, name) {
+			return nil, fmt.Errorf("faults: fault %q named twice", name)
+		}
+		names = append(names, name)
+	}
+	return names, nil
+}

@@ -1,0 +1,267 @@
+package faults
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"slices"
+	"sort"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+// Swarm is the subset of faults one seed switches on, each with the rate at which it strikes
+// (a probability per opportunity: per answer, per tool call, or scaling a count of actions).
+type Swarm map[string]float64
+
+// Enabled lists the swarm's faults in catalogue order, so that drawing never depends on map
+// iteration order.
+func (s Swarm) Enabled() []string {
+	var names []string
+	for _, f := range catalogue {
+		if _, ok := s[f.Name]; ok {
+			names = append(names, f.Name)
+		}
+	}
+	return names
+}
+
+// DrawSwarm switches each allowed fault on with probability one half, at a rate drawn from
+// [0.05, 0.5]; at least one fault is always on. allowed nil means the whole catalogue.
+func DrawSwarm(rng *rand.Rand, allowed []string) Swarm {
+	if allowed == nil {
+		allowed = Names()
+	}
+	ordered := make([]string, 0, len(allowed))
+	for _, f := range catalogue {
+		if slices.Contains(allowed, f.Name) {
+			ordered = append(ordered, f.Name)
+		}
+	}
+	swarm := Swarm{}
+	for _, name := range ordered {
+		if rng.Float64() < 0.5 {
+			swarm[name] = drawRate(rng)
+		}
+	}
+	if len(swarm) == 0 && len(ordered) > 0 {
+		swarm[ordered[rng.Intn(len(ordered))]] = drawRate(rng)
+	}
+	return swarm
+}
+
+func drawRate(rng *rand.Rand) float64 { return math.Round((0.05+0.45*rng.Float64())*100) / 100 }
+
+// drawer holds what DrawPlan needs while it draws.
+type drawer struct {
+	rng    *rand.Rand
+	swarm  Swarm
+	policy harness.RetryPolicy
+}
+
+// on reports whether fault strikes at this opportunity.
+func (d *drawer) on(fault string) bool {
+	rate, ok := d.swarm[fault]
+	return ok && d.rng.Float64() < rate
+}
+
+func (d *drawer) between(low, high int64) int64 { return low + d.rng.Int63n(high-low+1) }
+
+// DrawPlan turns a swarm into an explicit plan. Every draw comes from rng, in a fixed order.
+func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
+	d := &drawer{rng: rng, swarm: swarm}
+	d.policy = d.drawPolicy()
+	plan := Plan{
+		Policy:               d.policy,
+		MaxParallelToolCalls: int(d.between(1, 4)),
+		HorizonMs:            d.between(5_000, 60_000),
+	}
+	if _, ok := swarm[ContextWindowExceeded]; ok && rng.Float64() < 0.7 {
+		plan.CompactionBudget = int(d.between(1, 2))
+	}
+	for range d.between(4, 24) {
+		plan.Answers = append(plan.Answers, d.drawAnswer())
+	}
+	plan.Actions = d.drawActions(plan.HorizonMs)
+	if _, ok := swarm[AppendRefused]; ok {
+		for range d.between(1, 2) {
+			from := d.between(0, plan.HorizonMs-1)
+			plan.Refusals = append(plan.Refusals, Window{FromMs: from, UntilMs: from + d.between(1, 300)})
+		}
+	}
+	return plan
+}
+
+// drawPolicy draws a valid retry policy in whole milliseconds.
+func (d *drawer) drawPolicy() harness.RetryPolicy {
+	p := harness.DefaultRetryPolicy()
+	if d.rng.Float64() < 1.0/3 {
+		p.Mode, p.MaxRetries = harness.ModeAlways, 0
+	} else {
+		p.MaxRetries = int(d.between(1, 4))
+	}
+	p.InitialDelayMs = float64(d.between(50, 1000))
+	p.MaxDelayMs = float64(min(int64(p.InitialDelayMs)*d.between(2, 40), 30_000))
+	p.JitterRatio = math.Round(d.rng.Float64()*50) / 100
+	return p
+}
+
+// providerFaults are the faults that shape an answer, in catalogue order.
+var providerFaults = []string{
+	RateLimit, RateLimitAfterBelow, RateLimitAfterEqual, RateLimitAfterAbove, RetryAfterInvalid,
+	Server, Timeout, Transport, EmptyResponse, ContextWindowExceeded, PlainError, FailMidStream,
+	MaxTokens, ToolCalls, SlowStream,
+}
+
+// drawAnswer shapes one answer: the first enabled provider fault (in a shuffled order) that
+// strikes decides it; otherwise it is clean, a completed text or, one time in five, tool calls.
+func (d *drawer) drawAnswer() Answer {
+	order := d.rng.Perm(len(providerFaults))
+	for _, i := range order {
+		if fault := providerFaults[i]; d.on(fault) {
+			return d.shape(fault)
+		}
+	}
+	if d.rng.Float64() < 0.2 {
+		return d.toolCallAnswer("")
+	}
+	return d.textAnswer("", harness.FinishCompleted)
+}
+
+func (d *drawer) textAnswer(fault string, finish harness.Finish) Answer {
+	return Answer{Fault: fault, Chunks: int(d.between(1, 3)), ChunkDelayMs: d.between(5, 200), Finish: finish}
+}
+
+func (d *drawer) failure(fault string, chunks int, fail Fail) Answer {
+	return Answer{Fault: fault, Chunks: chunks, ChunkDelayMs: d.between(10, 300), Fail: &fail}
+}
+
+func (d *drawer) toolCallAnswer(fault string) Answer {
+	a := Answer{Fault: fault, Chunks: int(d.between(0, 1)), ChunkDelayMs: d.between(5, 100), Finish: harness.FinishToolCalls}
+	for range d.between(1, 5) {
+		a.Calls = append(a.Calls, d.drawCall())
+	}
+	return a
+}
+
+func (d *drawer) shape(fault string) Answer {
+	maxDelay := int64(d.policy.MaxDelayMs)
+	rateLimit := func(retryAfterMs float64) Fail {
+		return Fail{Code: harness.CodeRateLimit, Message: "rate limited", Status: 429, RetryAfterMs: retryAfterMs}
+	}
+	switch fault {
+	case RateLimit:
+		return d.failure(fault, 0, rateLimit(0))
+	case RateLimitAfterBelow:
+		return d.failure(fault, 0, rateLimit(float64(d.between(1, max(maxDelay-1, 1)))))
+	case RateLimitAfterEqual:
+		return d.failure(fault, 0, rateLimit(d.policy.MaxDelayMs))
+	case RateLimitAfterAbove:
+		return d.failure(fault, 0, rateLimit(float64(maxDelay+d.between(1, 5*maxDelay))))
+	case RetryAfterInvalid:
+		return d.failure(fault, 0, rateLimit(-float64(d.between(0, 5000))))
+	case Server:
+		return d.failure(fault, 0, Fail{Code: harness.CodeServer, Message: "internal server error", Status: []int{500, 502, 503}[d.rng.Intn(3)]})
+	case Timeout:
+		return d.failure(fault, 0, Fail{Code: harness.CodeTimeout, Message: "request timed out"})
+	case Transport:
+		return d.failure(fault, 0, Fail{Code: harness.CodeTransport, Message: "fetch failed", CauseChain: true})
+	case EmptyResponse:
+		return Answer{Fault: fault, Chunks: 0, ChunkDelayMs: d.between(10, 300), Finish: harness.FinishCompleted}
+	case ContextWindowExceeded:
+		return d.failure(fault, 0, Fail{Code: harness.CodeContextWindowExceeded, Message: "prompt is too long", Status: 400})
+	case PlainError:
+		return d.failure(fault, 0, Fail{Plain: true, Message: "decode response: unexpected EOF"})
+	case FailMidStream:
+		code := []string{harness.CodeServer, harness.CodeTransport, harness.CodeTimeout}[d.rng.Intn(3)]
+		return d.failure(fault, int(d.between(1, 3)), Fail{Code: code, Message: "stream interrupted"})
+	case MaxTokens:
+		a := d.textAnswer(fault, harness.FinishMaxTokens)
+		if d.rng.Float64() < 0.5 {
+			a.Calls = []Call{d.drawCall()} // truncated: must never run
+		}
+		return a
+	case ToolCalls:
+		return d.toolCallAnswer(fault)
+	case SlowStream:
+		a := d.textAnswer(fault, harness.FinishCompleted)
+		a.ChunkDelayMs = d.between(500, 5000)
+		return a
+	}
+	panic(fmt.Sprintf("faults: invariant: no shape for provider fault %q", fault))
+}
+
+// drawCall draws one tool call and how its tool behaves.
+func (d *drawer) drawCall() Call {
+	c := Call{LatencyMs: d.between(1, 50), Outcome: OutcomeOK}
+	switch {
+	case d.on(ToolUnknown):
+		c.Name = UnknownTool
+		c.Faults = append(c.Faults, ToolUnknown)
+	case d.rng.Float64() < 0.7:
+		c.Name = ParallelTools[d.rng.Intn(len(ParallelTools))]
+	default:
+		c.Name = ExclusiveTools[d.rng.Intn(len(ExclusiveTools))]
+	}
+	if d.on(ToolLongLatency) {
+		c.LatencyMs = d.between(2_000, 30_000)
+		c.Faults = append(c.Faults, ToolLongLatency)
+	} else if d.on(ToolLatency) {
+		c.LatencyMs = d.between(10, 800)
+		c.Faults = append(c.Faults, ToolLatency)
+	}
+	if d.on(ToolPanic) {
+		c.Outcome = OutcomePanic
+		c.Faults = append(c.Faults, ToolPanic)
+	} else if d.on(ToolError) {
+		c.Outcome = OutcomeError
+		c.Faults = append(c.Faults, ToolError)
+	}
+	if d.on(ToolIgnoresCancel) {
+		c.IgnoreCancel = true
+		c.Faults = append(c.Faults, ToolIgnoresCancel)
+	}
+	return c
+}
+
+// drawActions scripts the user and host: the first followup at 0, the user-group faults at
+// random times before the horizon, and a few WhenIdle watchers.
+func (d *drawer) drawActions(horizonMs int64) []Action {
+	actions := []Action{{AtMs: 0, Kind: ActFollowup, Text: "task 1"}}
+	at := func() int64 { return d.between(0, horizonMs-1) }
+	// count scales the number of occurrences with the fault's rate: 1 to 4 at the highest rates.
+	count := func(fault string) int {
+		rate, ok := d.swarm[fault]
+		if !ok {
+			return 0
+		}
+		return 1 + int(d.rng.Float64()*rate*8)
+	}
+	sends := 1
+	for _, s := range []struct{ fault, kind string }{{Followup, ActFollowup}, {Steer, ActSteer}, {Inject, ActInject}} {
+		for range count(s.fault) {
+			sends++
+			actions = append(actions, Action{AtMs: at(), Kind: s.kind, Text: fmt.Sprintf("%s %d", s.kind, sends), Fault: s.fault})
+		}
+	}
+	for _, c := range []struct{ fault, cause string }{{CancelUser, harness.CauseUser}, {CancelParent, harness.CauseParent}, {CancelHook, harness.CauseHook}} {
+		for range count(c.fault) {
+			a := Action{AtMs: at(), Kind: ActCancel, Cause: c.cause, KeepInbox: d.rng.Float64() < 0.5, Fault: c.fault}
+			if c.cause == harness.CauseHook {
+				a.Reason = "budget hook"
+			}
+			actions = append(actions, a)
+		}
+	}
+	if _, ok := d.swarm[Dispose]; ok {
+		actions = append(actions, Action{AtMs: at(), Kind: ActDispose, Fault: Dispose})
+	}
+	if _, ok := d.swarm[PluginEnd]; ok {
+		actions = append(actions, Action{AtMs: at(), Kind: ActPluginEnd, Fault: PluginEnd})
+	}
+	for range d.between(0, 2) {
+		actions = append(actions, Action{AtMs: at(), Kind: ActWaitIdle})
+	}
+	sort.SliceStable(actions, func(i, j int) bool { return actions[i].AtMs < actions[j].AtMs })
+	return actions
+}

@@ -1,0 +1,201 @@
+package faults
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+// Plan is a fully explicit script of one simulated run: the agent's configuration, the
+// provider's answers in request order, and what the user and host do when. Times are virtual
+// milliseconds from the start. After HorizonMs every fault stops: the provider answers cleanly
+// and the user does nothing more, so the run must settle (the liveness phase).
+type Plan struct {
+	Policy               harness.RetryPolicy `json:"policy"`
+	MaxParallelToolCalls int                 `json:"maxParallelToolCalls"`
+	// CompactionBudget is the compaction handler's budget per step; 0 means no handler.
+	CompactionBudget int      `json:"compactionBudget"`
+	HorizonMs        int64    `json:"horizonMs"`
+	Answers          []Answer `json:"answers"`
+	Actions          []Action `json:"actions"`
+	// Refusals are windows of virtual time during which the session store refuses every append.
+	Refusals []Window `json:"refusals,omitempty"`
+}
+
+// Answer is the provider's reply to one request: Chunks text chunks ChunkDelayMs apart, then
+// either the failure Fail or the tool calls Calls and the finish Finish.
+type Answer struct {
+	// Fault names the catalogue fault that shaped this answer; empty for a clean answer.
+	Fault        string         `json:"fault,omitempty"`
+	Chunks       int            `json:"chunks"`
+	ChunkDelayMs int64          `json:"chunkDelayMs"`
+	Calls        []Call         `json:"calls,omitempty"`
+	Finish       harness.Finish `json:"finish,omitempty"`
+	Fail         *Fail          `json:"fail,omitempty"`
+}
+
+// Fail is how an answer fails, after its chunks.
+type Fail struct {
+	Code         string  `json:"code"`
+	Message      string  `json:"message"`
+	Status       int     `json:"status,omitempty"`
+	RetryAfterMs float64 `json:"retryAfterMs,omitempty"`
+	// Plain makes the provider return a plain Go error (not a Failure): UNKNOWN to the harness.
+	Plain bool `json:"plain,omitempty"`
+	// CauseChain wraps a cause chain inside the failure (connection refused inside a wrapper).
+	CauseChain bool `json:"causeChain,omitempty"`
+}
+
+// Call is one tool call an answer asks for, with how the simulated tool will behave.
+type Call struct {
+	Name         string `json:"name"`
+	LatencyMs    int64  `json:"latencyMs"`
+	Outcome      string `json:"outcome"` // ok, error or panic
+	IgnoreCancel bool   `json:"ignoreCancel,omitempty"`
+	// Faults names the catalogue faults that shaped this call.
+	Faults []string `json:"faults,omitempty"`
+}
+
+// Tool call outcomes.
+const (
+	OutcomeOK    = "ok"
+	OutcomeError = "error"
+	OutcomePanic = "panic"
+)
+
+// Action is one thing the user or host does at AtMs.
+type Action struct {
+	AtMs int64  `json:"atMs"`
+	Kind string `json:"kind"`
+	// Text is the message of a send.
+	Text string `json:"text,omitempty"`
+	// Cause and Reason are a cancel's cause; KeepInbox keeps the inbox through it.
+	Cause     string `json:"cause,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	KeepInbox bool   `json:"keepInbox,omitempty"`
+	// Fault names the catalogue fault behind the action; empty for the scripted user's own.
+	Fault string `json:"fault,omitempty"`
+}
+
+// Action kinds.
+const (
+	ActFollowup  = "followup"
+	ActSteer     = "steer"
+	ActInject    = "inject"
+	ActCancel    = "cancel"
+	ActDispose   = "dispose"
+	ActPluginEnd = "plugin-end"
+	// ActWaitIdle starts a watcher that calls WhenIdle and records when it returns.
+	ActWaitIdle = "wait-idle"
+)
+
+// Window is a span of virtual time [FromMs, UntilMs).
+type Window struct {
+	FromMs  int64 `json:"fromMs"`
+	UntilMs int64 `json:"untilMs"`
+}
+
+// Registered tools of every simulated agent: two parallel, one exclusive. ToolUnknown calls a
+// name outside this list.
+var (
+	ParallelTools  = []string{"read", "search"}
+	ExclusiveTools = []string{"write"}
+	UnknownTool    = "frobnicate"
+)
+
+// Validate refuses a plan the simulator cannot play faithfully, naming the field.
+func (p Plan) Validate() error {
+	if err := p.Policy.Validate(); err != nil {
+		return fmt.Errorf("faults: plan: policy: %w", err)
+	}
+	switch {
+	case p.MaxParallelToolCalls < 0:
+		return fmt.Errorf("faults: plan: maxParallelToolCalls %d is negative", p.MaxParallelToolCalls)
+	case p.CompactionBudget < 0:
+		return fmt.Errorf("faults: plan: compactionBudget %d is negative", p.CompactionBudget)
+	case p.HorizonMs < 0:
+		return fmt.Errorf("faults: plan: horizonMs %d is negative", p.HorizonMs)
+	}
+	for i, a := range p.Answers {
+		if err := a.validate(); err != nil {
+			return fmt.Errorf("faults: plan: answers[%d]: %w", i, err)
+		}
+	}
+	for i, a := range p.Actions {
+		if err := a.validate(); err != nil {
+			return fmt.Errorf("faults: plan: actions[%d]: %w", i, err)
+		}
+	}
+	for i, w := range p.Refusals {
+		if w.FromMs < 0 || w.UntilMs < w.FromMs {
+			return fmt.Errorf("faults: plan: refusals[%d]: window [%d, %d) is not a forward span of time", i, w.FromMs, w.UntilMs)
+		}
+	}
+	return nil
+}
+
+func (a Answer) validate() error {
+	if a.Fault != "" {
+		if _, ok := Lookup(a.Fault); !ok {
+			return fmt.Errorf("unknown fault %q", a.Fault)
+		}
+	}
+	switch {
+	case a.Chunks < 0:
+		return fmt.Errorf("chunks %d is negative", a.Chunks)
+	case a.ChunkDelayMs < 0:
+		return fmt.Errorf("chunkDelayMs %d is negative", a.ChunkDelayMs)
+	}
+	if a.Fail != nil {
+		if a.Fail.Code == "" && !a.Fail.Plain {
+			return fmt.Errorf("fail.code is empty")
+		}
+		if math.IsNaN(a.Fail.RetryAfterMs) || math.IsInf(a.Fail.RetryAfterMs, 0) {
+			return fmt.Errorf("fail.retryAfterMs is not finite")
+		}
+		return nil
+	}
+	switch a.Finish {
+	case harness.FinishCompleted, harness.FinishMaxTokens, harness.FinishToolCalls:
+	default:
+		return fmt.Errorf("finish %q is not completed, max-tokens or tool-calls", string(a.Finish))
+	}
+	for j, c := range a.Calls {
+		if c.Name == "" {
+			return fmt.Errorf("calls[%d]: name is empty", j)
+		}
+		if c.LatencyMs < 0 {
+			return fmt.Errorf("calls[%d]: latencyMs %d is negative", j, c.LatencyMs)
+		}
+		switch c.Outcome {
+		case OutcomeOK, OutcomeError, OutcomePanic:
+		default:
+			return fmt.Errorf("calls[%d]: outcome %q is not ok, error or panic", j, c.Outcome)
+		}
+	}
+	return nil
+}
+
+func (a Action) validate() error {
+	if a.AtMs < 0 {
+		return fmt.Errorf("atMs %d is negative", a.AtMs)
+	}
+	switch a.Kind {
+	case ActFollowup, ActSteer, ActInject, ActDispose, ActPluginEnd, ActWaitIdle:
+	case ActCancel:
+		switch a.Cause {
+		case harness.CauseUser, harness.CauseParent, harness.CauseHook:
+		default:
+			return fmt.Errorf("cancel cause %q is not user, parent or hook (dispose has its own kind)", a.Cause)
+		}
+	default:
+		return fmt.Errorf("kind %q is unknown", a.Kind)
+	}
+	if a.Fault != "" {
+		if _, ok := Lookup(a.Fault); !ok {
+			return fmt.Errorf("unknown fault %q", a.Fault)
+		}
+	}
+	return nil
+}

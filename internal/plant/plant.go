@@ -1,0 +1,73 @@
+// Package plant holds turnsim's planted bugs: deliberate defects in the harness, each switched on
+// by name, that prove a property of package properties can fail. In a normal build On is a
+// constant false, so every planted branch compiles away and nothing is reachable; only a build
+// with the tag plantedbugs can switch one on (see plant_on.go). The package is internal, so no
+// user of turnsim can reach it either way.
+package plant
+
+// Bug is one planted defect and the property that must catch it.
+type Bug struct {
+	Name     string
+	Property string
+	Doc      string
+}
+
+// Names of the planted bugs, used at the planted sites in the harness.
+const (
+	WaitBeforeRetryRecord  = "wait-before-retry-record"
+	RetryStartedEarly      = "retry-started-early"
+	MaxTokensNotSticky     = "max-tokens-not-sticky"
+	NoSyntheticResult      = "no-synthetic-result"
+	DispatchAfterAbort     = "dispatch-after-abort"
+	PoolLimitOffByOne      = "pool-limit-off-by-one"
+	RetryAfterAboveCap     = "retry-after-above-cap-retried"
+	JitterOnRetryAfter     = "jitter-on-retry-after"
+	BudgetIgnored          = "budget-ignored"
+	WakeAfterDispose       = "wake-after-dispose"
+	SkipTurnEndOnError     = "skip-turn-end-on-error"
+	ResultsInFinishOrder   = "results-in-finish-order"
+	DrainSkipped           = "drain-skipped"
+	WrongAbortCause        = "wrong-abort-cause"
+	ExponentOffByOne       = "exponent-off-by-one"
+	WaitIgnoresCancel      = "wait-ignores-cancel"
+	NewRetryIDPerRetry     = "new-retry-id-per-retry"
+	AlwaysGivesUp          = "always-gives-up"
+	NormalGivesUpEarly     = "normal-gives-up-early"
+	TruncatedCallsRun      = "truncated-calls-run"
+	WhenIdleWhileDraining  = "when-idle-while-draining"
+	EncodeDropsMaxRetries  = "encode-drops-max-retries"
+	StuckAfterAbort        = "stuck-after-abort"
+	PanicOnEmptyAnswer     = "panic-on-empty-answer"
+	SyntheticResultDropped = "synthetic-result-dropped"
+	UnknownToolCalledTwice = "unknown-tool-called-twice"
+)
+
+// Catalogue lists every planted bug with the property that catches it.
+var Catalogue = []Bug{
+	{WaitBeforeRetryRecord, "durable-before-wait", "llm-retry waits first and writes llm/retry after the wait"},
+	{RetryStartedEarly, "retry-started-on-time", "llm/retry-started is written after half the delay"},
+	{MaxTokensNotSticky, "max-tokens-sticky", "a completed step overwrites an earlier max-tokens"},
+	{NoSyntheticResult, "unstarted-get-synthetic", "calls the abort kept from starting get no tool/call or result"},
+	{DispatchAfterAbort, "no-dispatch-after-cancel", "the tool pool keeps dispatching after the step was cancelled"},
+	{PoolLimitOffByOne, "pool-limit", "the parallel pool lets maxParallelToolCalls+1 calls run"},
+	{RetryAfterAboveCap, "normal-gives-up", "normal mode retries a Retry-After above maxDelay, capping it"},
+	{JitterOnRetryAfter, "retry-after-exact", "jitter is applied to the provider's Retry-After"},
+	{BudgetIgnored, "retry-budget", "with the budget spent, normal mode re-sends anyway without a record"},
+	{WakeAfterDispose, "no-wake-after-dispose", "dispose does not stop the driver: a latched wake starts another turn"},
+	{SkipTurnEndOnError, "turn-settled", "turn/end is skipped when a turn ends in an UNKNOWN error"},
+	{ResultsInFinishOrder, "results-in-model-order", "tool results are committed in the order calls finish"},
+	{DrainSkipped, "drain-real-results", "on abort, started calls are not waited for; they get the synthetic result"},
+	{WrongAbortCause, "abort-cause", "every aborted turn records cause user"},
+	{ExponentOffByOne, "delay-in-window", "the backoff exponent is n instead of n-1"},
+	{WaitIgnoresCancel, "cancel-ends-wait", "the backoff wait ignores the step's cancellation and checks only afterwards"},
+	{NewRetryIDPerRetry, "retry-id-continuity", "every retry draws a new retryId (and the invariant layer is bypassed for it)"},
+	{AlwaysGivesUp, "always-persists", "always mode applies a budget of 2 retries"},
+	{NormalGivesUpEarly, "normal-gives-up", "normal mode gives up one retry before its budget is spent"},
+	{TruncatedCallsRun, "no-truncated-calls", "tool calls of an answer cut off at max-tokens are run"},
+	{WhenIdleWhileDraining, "when-idle-settled", "WhenIdle returns as soon as the turn is cancelled, while calls still drain"},
+	{EncodeDropsMaxRetries, "log-replays", "the JSON encoding of llm/retry drops maxRetries"},
+	{StuckAfterAbort, "liveness", "after an aborted turn the driver never returns to idle"},
+	{PanicOnEmptyAnswer, "run-completes", "the block assembler panics on an answer with no content"},
+	{SyntheticResultDropped, "tool-results-paired", "an unstarted call gets its tool/call but its synthetic result is dropped"},
+	{UnknownToolCalledTwice, "appends-accepted", "a call to an unknown tool writes its tool/call twice"},
+}

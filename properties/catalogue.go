@@ -1,0 +1,31 @@
+package properties
+
+// catalogue lists the properties in a stable order: the log and the run first, then settlement,
+// tools, and retry.
+var catalogue = []Property{
+	{"log-replays", "the JSON Lines log decodes to exactly the events appended and passes the invariant layer on replay: what was written can be read back and trusted", checkLogReplays},
+	{"appends-accepted", "the invariant layer never had to refuse an event the harness tried to append: the harness itself keeps every log rule", checkAppendsAccepted},
+	{"run-completes", "the world ran to its end: no deadlock, panic, hang or runaway loop in any task", checkRunCompletes},
+	{"turn-settled", "every turn/start has its turn/end, on every way out of a turn (unless the store refused that very write)", checkTurnSettled},
+	{"liveness", "after the horizon, with every fault stopped, the agent settles: no open turn, idle, within the bound", checkLiveness},
+	{"abort-cause", "a turn cancelled while it ran ends aborted, carrying the cause of the first cancellation; no other turn ends aborted", checkAbortCause},
+	{"max-tokens-sticky", "a turn ends max-tokens exactly when one of its steps ended max-tokens: later completed steps never hide a truncation", checkMaxTokensSticky},
+	{"no-wake-after-dispose", "no turn starts after Dispose, and every send after it fails", checkNoWakeAfterDispose},
+	{"when-idle-settled", "WhenIdle returns only once the agent is idle and every tool call has settled", checkWhenIdleSettled},
+	{"tool-results-paired", "every tool/call has exactly one tool/result in its step", checkToolResultsPaired},
+	{"no-dispatch-after-cancel", "no tool call is dispatched for real once its turn was cancelled", checkNoDispatchAfterCancel},
+	{"drain-real-results", "a call that started runs to its end and its real result is committed, even when the turn is aborted", checkDrainRealResults},
+	{"unstarted-get-synthetic", "a call the abort kept from starting gets tool/call and the synthetic TOOL_ABORTED_BEFORE_DISPATCH result, and only such a call does", checkUnstartedGetSynthetic},
+	{"results-in-model-order", "tool results are committed in the order the model asked for the calls, however they finish", checkResultsInModelOrder},
+	{"pool-limit", "at most maxParallelToolCalls parallel calls run at once, and an exclusive call runs alone", checkPoolLimit},
+	{"no-truncated-calls", "a tool call in an answer cut off at max-tokens is never executed", checkNoTruncatedCalls},
+	{"durable-before-wait", "llm/retry is written before its backoff wait begins, at the failure instant, for the delay it records", checkDurableBeforeWait},
+	{"retry-started-on-time", "llm/retry-started comes exactly delayMs after its llm/retry, and only when the wait ran out uncancelled", checkRetryStartedOnTime},
+	{"delay-in-window", "a locally computed delay lies in the formula's jitter window for its retry number, never above maxDelay", checkDelayInWindow},
+	{"retry-after-exact", "a provider Retry-After at or below maxDelay is used exactly, with no jitter", checkRetryAfterExact},
+	{"normal-gives-up", "normal mode never retries a non-retryable code or an over-cap Retry-After, and gives up on a retryable failure only with its budget spent", checkNormalGivesUp},
+	{"always-persists", "always mode never lets a provider failure end a turn while its plugin lives and the store accepts its writes", checkAlwaysPersists},
+	{"retry-budget", "normal mode sends at most 1 + maxRetries requests per step (plus compaction retries): retries are counted from the log", checkRetryBudget},
+	{"retry-id-continuity", "the retries of one chain share one retryId and count 1, 2, 3 …; no two chains share a retryId", checkRetryIDContinuity},
+	{"cancel-ends-wait", "a cancellation during a backoff wait ends the wait, and the turn, at that very instant", checkCancelEndsWait},
+}

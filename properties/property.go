@@ -1,0 +1,72 @@
+package properties
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Property is one thing that must hold after every run.
+type Property struct {
+	Name string
+	// Doc says what the property protects, in one line.
+	Doc   string
+	check func(x *index, v *violations)
+}
+
+// Violation is one way a run broke a property: which, what happened, and where (the event's
+// seq, 0 when no single event is to blame; the virtual time, -1 when none applies).
+type Violation struct {
+	Property string `json:"property"`
+	Message  string `json:"message"`
+	Seq      int64  `json:"seq,omitempty"`
+	AtMs     int64  `json:"atMs"`
+}
+
+func (v Violation) String() string {
+	where := ""
+	if v.Seq > 0 {
+		where = fmt.Sprintf(" (event %d)", v.Seq)
+	}
+	if v.AtMs >= 0 {
+		where += fmt.Sprintf(" at +%.3fs", float64(v.AtMs)/1000)
+	}
+	return v.Property + where + ": " + v.Message
+}
+
+// violations collects what one property finds, bounded so a badly broken run stays readable.
+type violations struct {
+	property string
+	found    []Violation
+}
+
+const violationsPerPropertyMax = 20
+
+func (v *violations) add(seq, atMs int64, format string, args ...any) {
+	if len(v.found) < violationsPerPropertyMax {
+		v.found = append(v.found, Violation{Property: v.property, Message: fmt.Sprintf(format, args...), Seq: seq, AtMs: atMs})
+	}
+}
+
+// Catalogue returns every property in a stable order.
+func Catalogue() []Property { return slices.Clone(catalogue) }
+
+// Names returns every property name in catalogue order.
+func Names() []string {
+	names := make([]string, len(catalogue))
+	for i, p := range catalogue {
+		names[i] = p.Name
+	}
+	return names
+}
+
+// Check runs every property on r and returns what they found, in catalogue order.
+func Check(r *Run) []Violation {
+	x := newIndex(r)
+	var all []Violation
+	for _, p := range catalogue {
+		v := violations{property: p.Name}
+		p.check(x, &v)
+		all = append(all, v.found...)
+	}
+	return all
+}

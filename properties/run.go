@@ -1,0 +1,123 @@
+package properties
+
+import "github.com/turnsim/turnsim/harness"
+
+// Run is everything a property may look at after one simulated run: the session log (in memory
+// and as the JSON Lines bytes the run wrote), the simulator's trace, and the configuration the
+// agent ran with.
+type Run struct {
+	Log   []harness.Event
+	JSONL []byte
+	Trace Trace
+
+	Policy               harness.RetryPolicy
+	MaxParallelToolCalls int
+	// ParallelTools and ExclusiveTools are the registered tools; any other name is unknown.
+	ParallelTools  []string
+	ExclusiveTools []string
+	// CompactionBudget is the compaction handler's budget per step; 0 means none was installed.
+	CompactionBudget int
+	// HorizonMs is when faults stop; LivenessBoundMs is how long after it the agent has to settle.
+	HorizonMs       int64
+	LivenessBoundMs int64
+}
+
+// Trace is what the simulator saw besides the log: when each request, backoff wait and tool call
+// started and ended, what the user and host did, and what the harness reported. Times are
+// virtual milliseconds since the start of the run.
+type Trace struct {
+	Requests    []Request
+	Waits       []Wait
+	Tools       []ToolRun
+	Cancels     []Cancel
+	Sends       []Send
+	IdleReturns []IdleReturn
+	AgentErrors []AgentError
+	// Refusals are appends the session store refused (the append-refused fault).
+	Refusals []Refusal
+	// IdleAtMs is when the agent settled after the last user action; -1 if it never did within
+	// the liveness bound.
+	IdleAtMs int64
+	EndMs    int64
+	// Findings are the scheduler's reasons for ending the run early (deadlock, panic, hang, …).
+	Findings []string
+}
+
+// Request is one provider request: which turn, step and attempt, when it started, when its
+// stream ended (EndMs -1 if it never did), and the fault that shaped the answer ("" if clean).
+type Request struct {
+	Turn, Step, Attempt int
+	StartMs, EndMs      int64
+	Fault               string
+	// Failed is whether the answer was scripted to fail (or to be empty).
+	Failed bool
+}
+
+// Wait is one wait the harness made through the runtime (llm-retry's backoff). SeqBefore is the
+// length of the log when the wait began, so a property can tell whether llm/retry was already
+// written.
+type Wait struct {
+	StartMs, EndMs int64
+	DelayMs        float64
+	SeqBefore      int64
+	// Cancelled is whether the wait ended early.
+	Cancelled bool
+}
+
+// ToolRun is one execution of a simulated tool.
+type ToolRun struct {
+	CallID, Name   string
+	StartMs, EndMs int64 // EndMs -1 if it never returned
+	Content        string
+	Outcome        string // ok, error, panic, or cancelled (it honoured its cancelled context)
+	Parallel       bool
+}
+
+// Cancel is a cancellation the user or host made: Kind is user, parent, hook, disposed or
+// plugin-end. Running is whether a turn was running at that instant, and Turn which one.
+type Cancel struct {
+	AtMs int64
+	// SeqAt is the log's length when the cancellation happened: events with a larger seq came
+	// after it.
+	SeqAt     int64
+	Kind      string
+	Reason    string
+	KeepInbox bool
+	Running   bool
+	Turn      int
+}
+
+// Send is a message the user sent; Err is the error the agent answered with, if any.
+type Send struct {
+	AtMs      int64
+	SeqAt     int64
+	Kind      string
+	MessageID string
+	Err       string
+}
+
+// IdleReturn is a WhenIdle call's return: when, how many tool calls were still running, and
+// whether the agent still reported a running turn.
+type IdleReturn struct {
+	AtMs         int64
+	ToolsRunning int
+	Running      bool
+}
+
+// AgentError is one agent/error the harness reported to watchers.
+type AgentError struct {
+	AtMs   int64
+	Turn   int
+	Source string
+	Err    string
+	// Invariant is set when the error is the invariant layer refusing an event.
+	Invariant string
+}
+
+// Refusal is an append the session store refused.
+type Refusal struct {
+	AtMs int64
+	Type string
+	Turn int
+	Step int
+}

@@ -1,0 +1,105 @@
+package properties
+
+import (
+	"strings"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+func checkTurnSettled(x *index, v *violations) {
+	for _, n := range x.turnOrder {
+		t := x.turns[n]
+		if t.end == nil && !x.broken(n) {
+			v.add(t.startSeq, t.startMs, "turn %d started but never ended", n)
+		}
+	}
+}
+
+func checkLiveness(x *index, v *violations) {
+	r := x.run
+	deadline := r.HorizonMs + r.LivenessBoundMs
+	if r.Trace.IdleAtMs < 0 {
+		v.add(0, deadline, "the agent was not idle %d ms after the horizon (+%.3fs)", r.LivenessBoundMs, float64(r.HorizonMs)/1000)
+		return
+	}
+	if r.Trace.IdleAtMs > deadline {
+		v.add(0, r.Trace.IdleAtMs, "the agent settled only at +%.3fs, after the deadline +%.3fs", float64(r.Trace.IdleAtMs)/1000, float64(deadline)/1000)
+	}
+	if x.brokenAtMs >= 0 {
+		return // a broken session cannot close its turn; turn-settled says so where it is owed
+	}
+	for _, n := range x.turnOrder {
+		if t := x.turns[n]; t.end == nil {
+			v.add(t.startSeq, r.Trace.IdleAtMs, "turn %d is still open when the agent reads idle", n)
+		}
+	}
+}
+
+func checkAbortCause(x *index, v *violations) {
+	for _, n := range x.turnOrder {
+		t := x.turns[n]
+		if t.end == nil {
+			continue
+		}
+		cancels := x.cancelsOf(t)
+		aborted := t.end.Reason.Kind == harness.EndAborted
+		switch {
+		case len(cancels) == 0 && aborted:
+			v.add(t.endSeq, t.endMs, "turn %d ended aborted(%s) but nothing cancelled it", n, t.end.Reason.Reason.Kind)
+		case len(cancels) > 0 && !aborted && !x.broken(n):
+			v.add(t.endSeq, t.endMs, "turn %d was cancelled (%s at +%.3fs) but ended %s", n, cancels[0].Kind, float64(cancels[0].AtMs)/1000, t.end.Reason.Kind)
+		case len(cancels) > 0 && aborted:
+			want, got := cancels[0], t.end.Reason.Reason
+			if got == nil || got.Kind != want.Kind || got.Reason != want.Reason {
+				v.add(t.endSeq, t.endMs, "turn %d ended aborted with cause %+v, but the first cancellation was %s %q", n, got, want.Kind, want.Reason)
+			}
+		}
+	}
+}
+
+func checkMaxTokensSticky(x *index, v *violations) {
+	for _, n := range x.turnOrder {
+		t := x.turns[n]
+		if t.end == nil {
+			continue
+		}
+		switch kind := t.end.Reason.Kind; {
+		case kind == harness.EndCompleted && t.maxTokens:
+			v.add(t.endSeq, t.endMs, "turn %d ended completed although a step ended max-tokens", n)
+		case kind == harness.EndMaxTokens && !t.maxTokens:
+			v.add(t.endSeq, t.endMs, "turn %d ended max-tokens although no step did", n)
+		}
+	}
+}
+
+func checkNoWakeAfterDispose(x *index, v *violations) {
+	disposedAt := int64(-1)
+	var disposedMs int64
+	for _, c := range x.run.Trace.Cancels {
+		if c.Kind == harness.CauseDisposed {
+			disposedAt, disposedMs = c.SeqAt, c.AtMs
+			break
+		}
+	}
+	if disposedAt < 0 {
+		return
+	}
+	for _, n := range x.turnOrder {
+		if t := x.turns[n]; t.startSeq > disposedAt {
+			v.add(t.startSeq, t.startMs, "turn %d started after Dispose at +%.3fs", n, float64(disposedMs)/1000)
+		}
+	}
+	for _, s := range x.run.Trace.Sends {
+		if s.AtMs >= disposedMs && s.SeqAt >= disposedAt && !strings.Contains(s.Err, "disposed") {
+			v.add(0, s.AtMs, "a %s sent after Dispose was accepted (error %q)", s.Kind, s.Err)
+		}
+	}
+}
+
+func checkWhenIdleSettled(x *index, v *violations) {
+	for _, r := range x.run.Trace.IdleReturns {
+		if r.ToolsRunning > 0 || r.Running {
+			v.add(0, r.AtMs, "WhenIdle returned with %d tool call(s) running and a turn running=%v", r.ToolsRunning, r.Running)
+		}
+	}
+}

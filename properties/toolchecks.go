@@ -1,0 +1,212 @@
+package properties
+
+import (
+	"slices"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+// eachStep calls fn for every step of every turn, in log order.
+func (x *index) eachStep(fn func(t *turnIndex, number int, s *stepIndex)) {
+	for _, n := range x.turnOrder {
+		t := x.turns[n]
+		for _, sn := range t.stepOrder {
+			fn(t, sn, t.steps[sn])
+		}
+	}
+}
+
+func isSynthetic(r harness.ToolResult) bool {
+	return r.Error != nil && r.Error.Code == harness.CodeToolAbortedBeforeDispatch
+}
+
+func checkToolResultsPaired(x *index, v *violations) {
+	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
+		if x.run.Trace.Refusals != nil && x.refusedSteps[[2]int{t.number, step}] {
+			return // a scheduler failure fabricates no results, by design
+		}
+		count := map[string]int{}
+		for _, r := range s.results {
+			count[r.data.CallID]++
+		}
+		for _, c := range s.calls {
+			if n := count[c.data.CallID]; n != 1 {
+				v.add(c.seq, c.timeMs, "turn %d step %d: call %s has %d results", t.number, step, c.data.CallID, n)
+			}
+		}
+	})
+}
+
+func checkNoDispatchAfterCancel(x *index, v *violations) {
+	for _, n := range x.turnOrder {
+		t := x.turns[n]
+		cancels := x.cancelsOf(t)
+		if len(cancels) == 0 {
+			continue
+		}
+		first := cancels[0]
+		for _, sn := range t.stepOrder {
+			s := t.steps[sn]
+			synthetic := map[string]bool{}
+			for _, r := range s.results {
+				if isSynthetic(r.data) {
+					synthetic[r.data.CallID] = true
+				}
+			}
+			for _, c := range s.calls {
+				if c.seq > first.SeqAt && !synthetic[c.data.CallID] {
+					v.add(c.seq, c.timeMs, "turn %d: call %s dispatched after the %s cancel at +%.3fs", n, c.data.CallID, first.Kind, float64(first.AtMs)/1000)
+				}
+			}
+		}
+	}
+}
+
+// runsByCall indexes the simulated tools' executions by callId.
+func (x *index) runsByCall() map[string]ToolRun {
+	runs := map[string]ToolRun{}
+	for _, r := range x.run.Trace.Tools {
+		runs[r.CallID] = r
+	}
+	return runs
+}
+
+func checkDrainRealResults(x *index, v *violations) {
+	runs := x.runsByCall()
+	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
+		if x.refusedSteps[[2]int{t.number, step}] {
+			return
+		}
+		results := map[string]harness.ToolResult{}
+		var resultSeq = map[string]int64{}
+		for _, r := range s.results {
+			results[r.data.CallID], resultSeq[r.data.CallID] = r.data, r.seq
+		}
+		for _, c := range s.calls {
+			run, started := runs[c.data.CallID]
+			if !started {
+				continue
+			}
+			result, ok := results[c.data.CallID]
+			if !ok {
+				v.add(c.seq, c.timeMs, "turn %d: started call %s has no result", t.number, c.data.CallID)
+				continue
+			}
+			if run.EndMs < 0 {
+				v.add(resultSeq[c.data.CallID], -1, "turn %d: call %s never returned, yet its turn moved on", t.number, c.data.CallID)
+				continue
+			}
+			want := map[string]string{"ok": "", "error": harness.CodeToolError, "panic": harness.CodeToolPanic, "cancelled": harness.CodeToolError}[run.Outcome]
+			got := ""
+			if result.Error != nil {
+				got = result.Error.Code
+			}
+			if got != want || (run.Outcome == "ok" && result.Content != run.Content) {
+				v.add(resultSeq[c.data.CallID], -1, "turn %d: call %s ran (%s) but its result is %q %q", t.number, c.data.CallID, run.Outcome, got, result.Content)
+			}
+		}
+	})
+}
+
+func checkUnstartedGetSynthetic(x *index, v *violations) {
+	runs := x.runsByCall()
+	known := func(name string) bool {
+		return slices.Contains(x.run.ParallelTools, name) || slices.Contains(x.run.ExclusiveTools, name)
+	}
+	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
+		if s.message == nil || s.message.Finish != harness.FinishToolCalls || x.refusedSteps[[2]int{t.number, step}] || t.end == nil {
+			return
+		}
+		results := map[string]harness.ToolResult{}
+		for _, r := range s.results {
+			results[r.data.CallID] = r.data
+		}
+		for _, block := range s.message.Message.ToolCalls() {
+			result, ok := results[block.CallID]
+			_, ran := runs[block.CallID]
+			switch {
+			case !ok:
+				v.add(s.messageSeq, -1, "turn %d step %d: the model asked for %s and it got no result", t.number, step, block.CallID)
+			case isSynthetic(result) && ran:
+				v.add(s.messageSeq, -1, "turn %d step %d: %s ran but got the synthetic aborted-before-dispatch result", t.number, step, block.CallID)
+			case !isSynthetic(result) && !ran && known(block.Name):
+				v.add(s.messageSeq, -1, "turn %d step %d: %s never ran but got a result that is not the synthetic one", t.number, step, block.CallID)
+			case isSynthetic(result) && t.end.Reason.Kind != harness.EndAborted:
+				v.add(s.messageSeq, -1, "turn %d step %d: %s got the synthetic result in a turn that was not aborted", t.number, step, block.CallID)
+			}
+			if isSynthetic(result) && (result.Content != "Error: tool call aborted before dispatch" || result.Error.Name != "AbortError" || !result.IsError) {
+				v.add(s.messageSeq, -1, "turn %d step %d: %s's synthetic result is malformed: %+v", t.number, step, block.CallID, result)
+			}
+		}
+	})
+}
+
+func checkResultsInModelOrder(x *index, v *violations) {
+	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
+		if s.message == nil {
+			return
+		}
+		order := map[string]int{}
+		for i, b := range s.message.Message.ToolCalls() {
+			order[b.CallID] = i
+		}
+		last := -1
+		for _, r := range s.results {
+			i, ok := order[r.data.CallID]
+			if !ok {
+				continue
+			}
+			if i < last {
+				v.add(r.seq, r.timeMs, "turn %d step %d: the result of %s is committed after a later call's", t.number, step, r.data.CallID)
+			}
+			last = max(last, i)
+		}
+	})
+}
+
+func checkPoolLimit(x *index, v *violations) {
+	runs := x.run.Trace.Tools
+	end := func(r ToolRun) int64 {
+		if r.EndMs < 0 {
+			return x.run.Trace.EndMs + 1
+		}
+		return r.EndMs
+	}
+	for i, r := range runs {
+		parallel, exclusive := 1, 0
+		for j, o := range runs {
+			if i == j || !(o.StartMs <= r.StartMs && r.StartMs < end(o)) || o.StartMs == end(o) {
+				continue
+			}
+			if o.Parallel {
+				parallel++
+			} else {
+				exclusive++
+			}
+		}
+		switch {
+		case !r.Parallel && parallel+exclusive > 1:
+			v.add(0, r.StartMs, "exclusive call %s started while %d other call(s) ran", r.CallID, parallel+exclusive-1)
+		case r.Parallel && exclusive > 0:
+			v.add(0, r.StartMs, "parallel call %s started while an exclusive call ran", r.CallID)
+		case r.Parallel && parallel > x.poolLimit():
+			v.add(0, r.StartMs, "parallel call %s started with %d calls in flight, above the limit %d", r.CallID, parallel, x.poolLimit())
+		}
+	}
+}
+
+func checkNoTruncatedCalls(x *index, v *violations) {
+	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
+		if s.message != nil && s.message.Finish == harness.FinishMaxTokens && len(s.calls) > 0 {
+			v.add(s.calls[0].seq, s.calls[0].timeMs, "turn %d step %d: call %s of an answer cut off at max-tokens was dispatched", t.number, step, s.calls[0].data.CallID)
+		}
+	})
+}
+
+// poolLimit is the limit the harness applies: the configured one, or its default.
+func (x *index) poolLimit() int {
+	if x.run.MaxParallelToolCalls == 0 {
+		return harness.DefaultMaxParallelToolCalls
+	}
+	return x.run.MaxParallelToolCalls
+}

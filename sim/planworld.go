@@ -1,0 +1,246 @@
+package sim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"syscall"
+	"time"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/properties"
+)
+
+// planProvider is the simulated provider of a schedule: it serves the plan's answers in request
+// order until the horizon, then answers cleanly, so the liveness phase can settle.
+type planProvider struct {
+	scheduler *Scheduler
+	tracer    *tracer
+	plan      *faults.Plan
+	served    int
+}
+
+// cleanAnswer is what the provider says once the plan is used up or the horizon has passed.
+var cleanAnswer = faults.Answer{Chunks: 1, ChunkDelayMs: 20, Finish: harness.FinishCompleted}
+
+func (p *planProvider) Name() string { return "simulated" }
+
+func (p *planProvider) Stream(ctx context.Context, request harness.Request) (harness.Stream, error) {
+	answer := cleanAnswer
+	if p.served < len(p.plan.Answers) && p.tracer.nowMs() < p.plan.HorizonMs {
+		answer = p.plan.Answers[p.served]
+		p.tracer.strike(answer.Fault)
+	}
+	p.served++
+	trace := &p.tracer.trace
+	trace.Requests = append(trace.Requests, properties.Request{
+		Turn: request.Turn, Step: request.Step, Attempt: request.Attempt,
+		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault,
+		Failed: answer.Fail != nil || (answer.Chunks == 0 && len(answer.Calls) == 0),
+	})
+	return &planStream{provider: p, answer: answer, index: len(trace.Requests) - 1}, nil
+}
+
+// planStream streams one answer: its text chunks, then its failure or its tool calls and finish.
+type planStream struct {
+	provider *planProvider
+	answer   faults.Answer
+	index    int
+	next     int
+}
+
+func (s *planStream) Next(ctx context.Context) (harness.Chunk, error) {
+	chunk, err := s.produce(ctx)
+	if err != nil {
+		s.provider.tracer.trace.Requests[s.index].EndMs = s.provider.tracer.nowMs()
+	}
+	return chunk, err
+}
+
+func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
+	a := s.answer
+	i := s.next
+	s.next++
+	switch {
+	case i < a.Chunks:
+		if err := s.provider.scheduler.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+			return harness.Chunk{}, err
+		}
+		return harness.Chunk{Kind: harness.ChunkText, Text: fmt.Sprintf("part %d ", i+1)}, nil
+	case a.Fail != nil && i == a.Chunks:
+		if err := s.provider.scheduler.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+			return harness.Chunk{}, err
+		}
+		return harness.Chunk{}, failureError(*a.Fail)
+	case a.Fail != nil:
+		return harness.Chunk{}, io.EOF
+	case i < a.Chunks+len(a.Calls):
+		j := i - a.Chunks
+		call := a.Calls[j]
+		callID := fmt.Sprintf("call-%d-%d", s.index+1, j+1)
+		arguments, err := json.Marshal(toolArguments{CallID: callID, Call: call})
+		if err != nil {
+			panic("sim: invariant: a plan call does not encode: " + err.Error())
+		}
+		return harness.Chunk{Kind: harness.ChunkToolCall, CallID: callID, Name: call.Name, Arguments: string(arguments)}, nil
+	case i == a.Chunks+len(a.Calls):
+		if a.Chunks == 0 && len(a.Calls) == 0 {
+			// An empty answer: it takes its time, then finishes with nothing in it.
+			if err := s.provider.scheduler.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+				return harness.Chunk{}, err
+			}
+		}
+		return harness.Chunk{Kind: harness.ChunkFinish, Finish: a.Finish}, nil
+	}
+	return harness.Chunk{}, io.EOF
+}
+
+// failureError builds the error a provider returns for a planned failure.
+func failureError(f faults.Fail) error {
+	if f.Plain {
+		return fmt.Errorf("%s: %w", f.Message, io.ErrUnexpectedEOF)
+	}
+	var cause error
+	if f.CauseChain {
+		cause = fmt.Errorf("dial tcp 127.0.0.1:443: %w", &wrappedCause{op: "connect", err: syscall.ECONNREFUSED})
+	}
+	return &harness.LlmError{
+		Failure: harness.Failure{Code: f.Code, Message: f.Message, Status: f.Status, ProviderRetryAfterMs: f.RetryAfterMs},
+		Cause:   cause,
+	}
+}
+
+// wrappedCause is an error that names its cause only through Unwrap, like a JavaScript error
+// with a cause: ErrorChain must still show it.
+type wrappedCause struct {
+	op  string
+	err error
+}
+
+func (e *wrappedCause) Error() string { return e.op + " failed" }
+func (e *wrappedCause) Unwrap() error { return e.err }
+
+func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+
+// toolArguments is what a simulated tool call carries: its id and its planned behaviour.
+type toolArguments struct {
+	CallID string `json:"callId"`
+	faults.Call
+}
+
+// errToolFailed is what a tool planned to fail returns.
+var errToolFailed = errors.New("tool failed as planned")
+
+// planTools registers the simulated tools. Each call's behaviour travels in its arguments (the
+// plan's Call, as JSON), so the log itself shows what the tool was meant to do.
+func planTools(s *Scheduler, t *tracer) []harness.Tool {
+	var tools []harness.Tool
+	for _, name := range faults.ParallelTools {
+		tools = append(tools, planTool(s, t, name, true))
+	}
+	for _, name := range faults.ExclusiveTools {
+		tools = append(tools, planTool(s, t, name, false))
+	}
+	return tools
+}
+
+func planTool(s *Scheduler, t *tracer, name string, parallel bool) harness.Tool {
+	return harness.Tool{Name: name, Parallel: parallel, Run: func(ctx context.Context, arguments string) (string, error) {
+		var args toolArguments
+		if err := json.Unmarshal([]byte(arguments), &args); err != nil {
+			panic("sim: invariant: tool arguments are not a plan call: " + err.Error())
+		}
+		call := args.Call
+		for _, f := range call.Faults {
+			t.strike(f)
+		}
+		run := properties.ToolRun{CallID: args.CallID, Name: name, StartMs: t.nowMs(), EndMs: -1, Parallel: parallel, Outcome: call.Outcome}
+		t.toolsRunning++
+		t.trace.Tools = append(t.trace.Tools, run)
+		index := len(t.trace.Tools) - 1
+		finish := func(outcome, content string) {
+			t.toolsRunning--
+			t.trace.Tools[index].EndMs, t.trace.Tools[index].Outcome, t.trace.Tools[index].Content = t.nowMs(), outcome, content
+		}
+		var err error
+		if call.IgnoreCancel {
+			err = s.Sleep(ms(call.LatencyMs))
+		} else {
+			err = s.Sleep(ms(call.LatencyMs), ctx)
+		}
+		if err != nil {
+			finish("cancelled", "")
+			return "", err
+		}
+		switch call.Outcome {
+		case faults.OutcomePanic:
+			finish(faults.OutcomePanic, "")
+			panic(fmt.Sprintf("tool %s exploded", name))
+		case faults.OutcomeError:
+			finish(faults.OutcomeError, "")
+			return "", errToolFailed
+		}
+		content := fmt.Sprintf("%s ok after %dms", name, call.LatencyMs)
+		finish(faults.OutcomeOK, content)
+		return content, nil
+	}}
+}
+
+// refusingStore is the session store of a schedule: it refuses every append inside the plan's
+// refusal windows (before the horizon), recording each refusal.
+type refusingStore struct {
+	tracer  *tracer
+	windows []faults.Window
+	horizon int64
+}
+
+// errAppendRefused is the store's refusal: an infrastructure failure.
+var errAppendRefused = errors.New("sim: session store refused the append (simulated infrastructure failure)")
+
+func (s *refusingStore) Append(e harness.Event) error {
+	now := s.tracer.nowMs()
+	if now >= s.horizon {
+		return nil
+	}
+	for _, w := range s.windows {
+		if now >= w.FromMs && now < w.UntilMs {
+			turn, step := eventScope(e)
+			s.tracer.trace.Refusals = append(s.tracer.trace.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step})
+			s.tracer.strike(faults.AppendRefused)
+			return errAppendRefused
+		}
+	}
+	return nil
+}
+
+// eventScope returns the turn and step an event names, 0 where it names none.
+func eventScope(e harness.Event) (turn, step int) {
+	switch d := e.Data.(type) {
+	case harness.TurnStart:
+		return d.Turn, 0
+	case harness.TurnEnd:
+		return d.Turn, 0
+	case harness.StepStart:
+		return d.Turn, d.Step
+	case harness.StepEnd:
+		return d.Turn, d.Step
+	case harness.InboxClaim:
+		return d.Turn, d.Step
+	case harness.AssistantChunk:
+		return d.Turn, d.Step
+	case harness.AssistantMessage:
+		return d.Turn, d.Step
+	case harness.ToolCall:
+		return d.Turn, d.Step
+	case harness.ToolResult:
+		return d.Turn, d.Step
+	case harness.LlmRetry:
+		return d.Turn, d.Step
+	case harness.LlmRetryStarted:
+		return d.Turn, d.Step
+	}
+	return 0, 0
+}

@@ -1,0 +1,117 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+
+	"github.com/turnsim/turnsim/faults"
+)
+
+// ScheduleVersion is the version of the schedule file format this build writes and reads.
+const ScheduleVersion = 1
+
+// Scheduling strategies: how the scheduler picks the next runnable task.
+const (
+	StrategyUniform = "uniform"
+)
+
+// Schedule fixes everything about one simulated run: the seed (from which the scheduler's and
+// the harness's random sources derive), the scheduling strategy, the swarm of faults drawn for
+// the seed, and the explicit plan those faults produced. It is a plain JSON value: a schedule
+// saved to a file replays exactly, without re-drawing anything.
+type Schedule struct {
+	Version  int          `json:"version"`
+	Seed     int64        `json:"seed"`
+	Strategy string       `json:"strategy"`
+	Swarm    faults.Swarm `json:"swarm"`
+	Plan     faults.Plan  `json:"plan"`
+}
+
+// Random streams derived from a seed, one per consumer, so that drawing more in one never shifts
+// another.
+const (
+	streamPlan uint64 = iota
+	streamScheduler
+	streamHarness
+)
+
+// deriveSeed mixes a seed and a stream number with SplitMix64's finaliser.
+func deriveSeed(seed int64, stream uint64) int64 {
+	z := uint64(seed) + (stream+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return int64(z ^ (z >> 31))
+}
+
+// NewSchedule draws the schedule of a seed. allowed restricts the swarm to those faults (nil:
+// the whole catalogue), as simrun's -faults flag does.
+func NewSchedule(seed int64, allowed []string) Schedule {
+	rng := rand.New(rand.NewSource(deriveSeed(seed, streamPlan)))
+	swarm := faults.DrawSwarm(rng, allowed)
+	return Schedule{
+		Version:  ScheduleVersion,
+		Seed:     seed,
+		Strategy: StrategyUniform,
+		Swarm:    swarm,
+		Plan:     faults.DrawPlan(rng, swarm),
+	}
+}
+
+// Validate refuses a schedule this build cannot replay faithfully.
+func (s Schedule) Validate() error {
+	if s.Version != ScheduleVersion {
+		return fmt.Errorf("sim: schedule version %d is not supported (this build reads version %d)", s.Version, ScheduleVersion)
+	}
+	if s.Strategy != StrategyUniform {
+		return fmt.Errorf("sim: schedule strategy %q is unknown (known: %s)", s.Strategy, StrategyUniform)
+	}
+	for name, rate := range s.Swarm {
+		if _, ok := faults.Lookup(name); !ok {
+			return fmt.Errorf("sim: schedule swarm: unknown fault %q", name)
+		}
+		if !(rate >= 0 && rate <= 1) {
+			return fmt.Errorf("sim: schedule swarm: fault %q has rate %g outside [0, 1]", name, rate)
+		}
+	}
+	return s.Plan.Validate()
+}
+
+// ParseSchedule decodes and validates a schedule file. Unknown fields, trailing data and a
+// version this build does not read are errors: a schedule is never misread.
+func ParseSchedule(data []byte) (Schedule, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return Schedule{}, fmt.Errorf("sim: schedule: the file is empty")
+	}
+	var header struct {
+		Version *int `json:"version"`
+	}
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&header); err != nil {
+		return Schedule{}, fmt.Errorf("sim: schedule: %w", err)
+	}
+	if header.Version == nil {
+		return Schedule{}, fmt.Errorf("sim: schedule: no version field: not a turnsim schedule file")
+	}
+	if *header.Version != ScheduleVersion {
+		return Schedule{}, fmt.Errorf("sim: schedule version %d is not supported (this build reads version %d)", *header.Version, ScheduleVersion)
+	}
+	var s Schedule
+	decoder := json.NewDecoder(bytes.NewReader(data))
+	decoder.DisallowUnknownFields()
+	if err := decoder.Decode(&s); err != nil {
+		return Schedule{}, fmt.Errorf("sim: schedule: %w", err)
+	}
+	if decoder.More() {
+		return Schedule{}, fmt.Errorf("sim: schedule: trailing data after the JSON object")
+	}
+	if err := s.Validate(); err != nil {
+		return Schedule{}, err
+	}
+	return s, nil
+}
+
+// MarshalIndent renders the schedule as indented JSON, the form schedule files are written in.
+func (s Schedule) MarshalIndent() ([]byte, error) {
+	return json.MarshalIndent(s, "", "  ")
+}
