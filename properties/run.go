@@ -17,14 +17,18 @@ type Run struct {
 	ExclusiveTools []string
 	// CompactionBudget is the compaction handler's budget per step; 0 means none was installed.
 	CompactionBudget int
-	// HorizonMs is when faults stop; LivenessBoundMs is how long after it the agent has to settle.
+	// StartMs is the clock at the start of the run, in Unix milliseconds (0 on the scheduler):
+	// the base of the log's and the trace's times.
+	StartMs int64
+	// HorizonMs is when faults stop, from the start; LivenessBoundMs is how long after it the
+	// agent has to settle.
 	HorizonMs       int64
 	LivenessBoundMs int64
 }
 
 // Trace is what the simulator saw besides the log: when each request, backoff wait and tool call
-// started and ended, what the user and host did, and what the harness reported. Times are
-// virtual milliseconds since the start of the run.
+// started and ended, what the user and host did, and what the harness reported. Times are on
+// the log's clock, in Unix milliseconds.
 type Trace struct {
 	Requests    []Request
 	Waits       []Wait

@@ -17,7 +17,7 @@ func checkTurnSettled(x *index, v *violations) {
 
 func checkLiveness(x *index, v *violations) {
 	r := x.run
-	deadline := r.HorizonMs + r.LivenessBoundMs
+	deadline := r.StartMs + r.HorizonMs + r.LivenessBoundMs
 	if r.Trace.IdleAtMs < 0 {
 		v.add(0, deadline, "the agent was not idle %d ms after the horizon (+%.3fs)", r.LivenessBoundMs, float64(r.HorizonMs)/1000)
 		return

@@ -17,10 +17,10 @@ import (
 // planProvider is the simulated provider of a schedule: it serves the plan's answers in request
 // order until the horizon, then answers cleanly, so the liveness phase can settle.
 type planProvider struct {
-	scheduler *Scheduler
-	tracer    *tracer
-	plan      *faults.Plan
-	served    int
+	runtime harness.Runtime
+	tracer  *tracer
+	plan    *faults.Plan
+	served  int
 }
 
 // cleanAnswer is what the provider says once the plan is used up or the horizon has passed.
@@ -30,18 +30,21 @@ func (p *planProvider) Name() string { return "simulated" }
 
 func (p *planProvider) Stream(ctx context.Context, request harness.Request) (harness.Stream, error) {
 	answer := cleanAnswer
-	if p.served < len(p.plan.Answers) && p.tracer.nowMs() < p.plan.HorizonMs {
+	if p.served < len(p.plan.Answers) && p.tracer.sinceStartMs() < p.plan.HorizonMs {
 		answer = p.plan.Answers[p.served]
 		p.tracer.strike(answer.Fault)
 	}
 	p.served++
-	trace := &p.tracer.trace
-	trace.Requests = append(trace.Requests, properties.Request{
+	record := properties.Request{
 		Turn: request.Turn, Step: request.Step, Attempt: request.Attempt,
 		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault,
 		Failed: answer.Fail != nil || (answer.Chunks == 0 && len(answer.Calls) == 0),
-	})
-	return &planStream{provider: p, answer: answer, index: len(trace.Requests) - 1}, nil
+	}
+	p.tracer.mu.Lock()
+	p.tracer.trace.Requests = append(p.tracer.trace.Requests, record)
+	index := len(p.tracer.trace.Requests) - 1
+	p.tracer.mu.Unlock()
+	return &planStream{provider: p, answer: answer, index: index}, nil
 }
 
 // planStream streams one answer: its text chunks, then its failure or its tool calls and finish.
@@ -55,7 +58,11 @@ type planStream struct {
 func (s *planStream) Next(ctx context.Context) (harness.Chunk, error) {
 	chunk, err := s.produce(ctx)
 	if err != nil {
-		s.provider.tracer.trace.Requests[s.index].EndMs = s.provider.tracer.nowMs()
+		t := s.provider.tracer
+		now := t.nowMs()
+		t.mu.Lock()
+		t.trace.Requests[s.index].EndMs = now
+		t.mu.Unlock()
 	}
 	return chunk, err
 }
@@ -66,12 +73,12 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 	s.next++
 	switch {
 	case i < a.Chunks:
-		if err := s.provider.scheduler.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
 		return harness.Chunk{Kind: harness.ChunkText, Text: fmt.Sprintf("part %d ", i+1)}, nil
 	case a.Fail != nil && i == a.Chunks:
-		if err := s.provider.scheduler.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
 		return harness.Chunk{}, failureError(*a.Fail)
@@ -89,7 +96,7 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 	case i == a.Chunks+len(a.Calls):
 		if a.Chunks == 0 && len(a.Calls) == 0 {
 			// An empty answer: it takes its time, then finishes with nothing in it.
-			if err := s.provider.scheduler.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+			if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 				return harness.Chunk{}, err
 			}
 		}
@@ -136,7 +143,7 @@ var errToolFailed = errors.New("tool failed as planned")
 
 // planTools registers the simulated tools. Each call's behaviour travels in its arguments (the
 // plan's Call, as JSON), so the log itself shows what the tool was meant to do.
-func planTools(s *Scheduler, t *tracer) []harness.Tool {
+func planTools(s harness.Runtime, t *tracer) []harness.Tool {
 	var tools []harness.Tool
 	for _, name := range faults.ParallelTools {
 		tools = append(tools, planTool(s, t, name, true))
@@ -147,7 +154,7 @@ func planTools(s *Scheduler, t *tracer) []harness.Tool {
 	return tools
 }
 
-func planTool(s *Scheduler, t *tracer, name string, parallel bool) harness.Tool {
+func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.Tool {
 	return harness.Tool{Name: name, Parallel: parallel, Run: func(ctx context.Context, arguments string) (string, error) {
 		var args toolArguments
 		if err := json.Unmarshal([]byte(arguments), &args); err != nil {
@@ -158,12 +165,17 @@ func planTool(s *Scheduler, t *tracer, name string, parallel bool) harness.Tool 
 			t.strike(f)
 		}
 		run := properties.ToolRun{CallID: args.CallID, Name: name, StartMs: t.nowMs(), EndMs: -1, Parallel: parallel, Outcome: call.Outcome}
+		t.mu.Lock()
 		t.toolsRunning++
 		t.trace.Tools = append(t.trace.Tools, run)
 		index := len(t.trace.Tools) - 1
+		t.mu.Unlock()
 		finish := func(outcome, content string) {
+			now := t.nowMs()
+			t.mu.Lock()
 			t.toolsRunning--
-			t.trace.Tools[index].EndMs, t.trace.Tools[index].Outcome, t.trace.Tools[index].Content = t.nowMs(), outcome, content
+			t.trace.Tools[index].EndMs, t.trace.Tools[index].Outcome, t.trace.Tools[index].Content = now, outcome, content
+			t.mu.Unlock()
 		}
 		var err error
 		if call.IgnoreCancel {
@@ -201,14 +213,16 @@ type refusingStore struct {
 var errAppendRefused = errors.New("sim: session store refused the append (simulated infrastructure failure)")
 
 func (s *refusingStore) Append(e harness.Event) error {
-	now := s.tracer.nowMs()
-	if now >= s.horizon {
+	now, sinceStart := s.tracer.nowMs(), s.tracer.sinceStartMs()
+	if sinceStart >= s.horizon {
 		return nil
 	}
 	for _, w := range s.windows {
-		if now >= w.FromMs && now < w.UntilMs {
+		if sinceStart >= w.FromMs && sinceStart < w.UntilMs {
 			turn, step := eventScope(e)
+			s.tracer.mu.Lock()
 			s.tracer.trace.Refusals = append(s.tracer.trace.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step})
+			s.tracer.mu.Unlock()
 			s.tracer.strike(faults.AppendRefused)
 			return errAppendRefused
 		}

@@ -3,33 +3,47 @@ package sim
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/properties"
 )
 
-// tracer records what the simulator sees into a properties.Trace. Only one task runs at a time,
-// so it needs no lock.
+// tracer records what the simulator sees into a properties.Trace. On the scheduler only one
+// task runs at a time; on the production runtime (PlaySchedule) tasks run in parallel, so every
+// change goes through mu.
 type tracer struct {
-	scheduler *Scheduler
-	trace     properties.Trace
-	agent     *harness.Agent
+	mu      sync.Mutex
+	runtime harness.Runtime
+	start   time.Time
+	trace   properties.Trace
+	agent   *harness.Agent
 	// exercised counts, per fault, how often it actually struck in this run.
 	exercised    map[string]int
 	toolsRunning int
 }
 
-func newTracer(s *Scheduler) *tracer {
-	return &tracer{scheduler: s, exercised: map[string]int{}, trace: properties.Trace{IdleAtMs: -1}}
+// newTracer records a run on rt, measuring virtual time from rt's clock at this moment.
+func newTracer(rt harness.Runtime) *tracer {
+	return &tracer{runtime: rt, start: rt.Clock().Now(), exercised: map[string]int{}, trace: properties.Trace{IdleAtMs: -1}}
 }
 
-// nowMs is the virtual time in milliseconds since the start of the run.
-func (t *tracer) nowMs() int64 { return t.scheduler.elapsed.Milliseconds() }
+// nowMs is the runtime's clock in Unix milliseconds: the time base of the session log, so trace
+// and log compare directly. On the scheduler it starts at 0.
+func (t *tracer) nowMs() int64 { return t.runtime.Clock().Now().UnixMilli() }
+
+// sinceStartMs is the time since the run began, the time base of the plan.
+func (t *tracer) sinceStartMs() int64 { return t.elapsed().Milliseconds() }
+
+// elapsed is the time since the run began.
+func (t *tracer) elapsed() time.Duration { return t.runtime.Clock().Now().Sub(t.start) }
 
 func (t *tracer) strike(fault string) {
 	if fault != "" {
+		t.mu.Lock()
 		t.exercised[fault]++
+		t.mu.Unlock()
 	}
 }
 
@@ -39,13 +53,15 @@ func (t *tracer) agentError(e harness.AgentError) {
 	if errors.As(e.Err, &invariant) {
 		record.Invariant = invariant.Rule
 	}
+	t.mu.Lock()
 	t.trace.AgentErrors = append(t.trace.AgentErrors, record)
+	t.mu.Unlock()
 }
 
-// tracingRuntime is the runtime the harness sees: the scheduler, with every Sleep recorded. The
-// harness sleeps only for llm-retry's backoff, so each recorded wait is one.
+// tracingRuntime is the runtime the harness sees: the world's runtime, with every Sleep
+// recorded. The harness sleeps only for llm-retry's backoff, so each recorded wait is one.
 type tracingRuntime struct {
-	*Scheduler
+	harness.Runtime
 	tracer *tracer
 }
 
@@ -55,8 +71,10 @@ func (r tracingRuntime) Sleep(d time.Duration, cancel ...context.Context) error 
 		DelayMs:   float64(d) / float64(time.Millisecond),
 		SeqBefore: int64(r.tracer.agent.Session().Len()),
 	}
-	err := r.Scheduler.Sleep(d, cancel...)
+	err := r.Runtime.Sleep(d, cancel...)
 	wait.EndMs, wait.Cancelled = r.tracer.nowMs(), err != nil
+	r.tracer.mu.Lock()
 	r.tracer.trace.Waits = append(r.tracer.trace.Waits, wait)
+	r.tracer.mu.Unlock()
 	return err
 }

@@ -42,48 +42,69 @@ type Outcome struct {
 // errLivenessDeadline ends the wait for the agent to settle.
 var errLivenessDeadline = errors.New("sim: liveness deadline passed")
 
-// RunSchedule plays one schedule in a fresh world and checks every property on the result.
-// Worlds share nothing, so schedules may run in parallel.
+// RunSchedule plays one schedule in a fresh world on the deterministic scheduler and checks
+// every property on the result. Worlds share nothing, so schedules may run in parallel.
 func RunSchedule(schedule Schedule) Outcome {
-	plan := schedule.Plan
-	deadlineMs := plan.HorizonMs + livenessBoundMs
 	scheduler := NewScheduler(SchedulerOptions{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
-		MaxVirtualTime: ms(deadlineMs + virtualTimeMarginMs),
+		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
 	})
-	t := newTracer(scheduler)
-	var agent *harness.Agent
-	var buildErr error
-	report := scheduler.Run("main", func() {
-		agent, buildErr = buildAgent(schedule, scheduler, t)
-		if buildErr != nil {
-			return
-		}
-		playUser(scheduler, t, agent, plan.Actions)
-		idleCtx, stopWaiting := context.WithCancelCause(context.Background())
-		timerCtx, stopTimer := context.WithCancelCause(context.Background())
-		scheduler.Go("liveness deadline", func() {
-			if scheduler.Sleep(ms(deadlineMs)-scheduler.elapsed, timerCtx) == nil {
-				stopWaiting(errLivenessDeadline)
-			}
-		})
-		if agent.WhenIdle(idleCtx) == nil {
-			t.trace.IdleAtMs = t.nowMs()
-		}
-		stopTimer(errLivenessDeadline)
-	})
-	if buildErr != nil {
-		panic(fmt.Sprintf("sim: invariant: a validated schedule built no agent: %v", buildErr))
-	}
-	t.trace.EndMs = report.VirtualElapsed.Milliseconds()
+	w := &world{tracer: newTracer(scheduler)}
+	report := scheduler.Run("main", func() { playWorld(schedule, scheduler, w) })
+	w.tracer.trace.EndMs = report.VirtualElapsed.Milliseconds()
 	for _, f := range report.Findings {
-		t.trace.Findings = append(t.trace.Findings, f.String())
+		w.tracer.trace.Findings = append(w.tracer.trace.Findings, f.String())
 	}
-	return finishOutcome(schedule, agent, t, report)
+	return finishOutcome(schedule, w.agent, w.tracer, report)
+}
+
+// world is one schedule's agent and the tracer watching it.
+type world struct {
+	agent  *harness.Agent
+	tracer *tracer
+	// watchers counts the WhenIdle watchers started; each puts to watchersDone when it returns.
+	watchers     int
+	watchersDone harness.Queue
+}
+
+// playWorld builds the schedule's world on rt and plays it into w: the user's actions in time
+// order, then the liveness phase. It runs in a task of rt (the scheduler's main task, or a
+// goroutine of the production runtime). w is filled as soon as the agent exists, so a run that
+// ends early still leaves its log behind.
+func playWorld(schedule Schedule, rt harness.Runtime, w *world) {
+	plan := schedule.Plan
+	deadline := ms(plan.HorizonMs + livenessBoundMs)
+	t := w.tracer
+	agent, err := buildAgent(schedule, rt, t)
+	if err != nil {
+		panic(fmt.Sprintf("sim: invariant: a validated schedule built no agent: %v", err))
+	}
+	w.agent = agent
+	w.watchersDone = rt.NewQueue("idle watchers")
+	playUser(rt, w, plan.Actions)
+	idleCtx, stopWaiting := context.WithCancelCause(context.Background())
+	timerCtx, stopTimer := context.WithCancelCause(context.Background())
+	rt.Go("liveness deadline", func() {
+		if rt.Sleep(deadline-t.elapsed(), timerCtx) == nil {
+			stopWaiting(errLivenessDeadline)
+		}
+	})
+	settled := agent.WhenIdle(idleCtx) == nil
+	stopTimer(errLivenessDeadline)
+	if !settled {
+		return
+	}
+	now := t.nowMs()
+	t.mu.Lock()
+	t.trace.IdleAtMs = now
+	t.mu.Unlock()
+	for range w.watchers {
+		w.watchersDone.Get(context.Background())
+	}
 }
 
 // buildAgent makes the schedule's agent on the scheduler, its provider, tools and store.
-func buildAgent(schedule Schedule, scheduler *Scheduler, t *tracer) (*harness.Agent, error) {
+func buildAgent(schedule Schedule, rt harness.Runtime, t *tracer) (*harness.Agent, error) {
 	plan := schedule.Plan
 	policy := plan.Policy
 	var handlers []harness.RequestErrorHandler
@@ -91,13 +112,13 @@ func buildAgent(schedule Schedule, scheduler *Scheduler, t *tracer) (*harness.Ag
 		handlers = append(handlers, &harness.CompactionHandler{BudgetPerStep: plan.CompactionBudget})
 	}
 	agent, err := harness.New(harness.Config{
-		Provider:             &planProvider{scheduler: scheduler, tracer: t, plan: &schedule.Plan},
-		Runtime:              tracingRuntime{Scheduler: scheduler, tracer: t},
+		Provider:             &planProvider{runtime: rt, tracer: t, plan: &schedule.Plan},
+		Runtime:              tracingRuntime{Runtime: rt, tracer: t},
 		Random:               rand.New(rand.NewSource(deriveSeed(schedule.Seed, streamHarness))),
 		Store:                &refusingStore{tracer: t, windows: plan.Refusals, horizon: plan.HorizonMs},
 		RetryPolicy:          &policy,
 		Handlers:             handlers,
-		Tools:                planTools(scheduler, t),
+		Tools:                planTools(rt, t),
 		MaxParallelToolCalls: plan.MaxParallelToolCalls,
 		OnError:              t.agentError,
 	})
@@ -113,17 +134,18 @@ func buildAgent(schedule Schedule, scheduler *Scheduler, t *tracer) (*harness.Ag
 }
 
 // playUser performs the plan's actions in time order, in the calling task.
-func playUser(s *Scheduler, t *tracer, agent *harness.Agent, actions []faults.Action) {
+func playUser(s harness.Runtime, w *world, actions []faults.Action) {
 	for _, a := range actions {
-		if wait := ms(a.AtMs) - s.elapsed; wait > 0 {
+		if wait := ms(a.AtMs) - w.tracer.elapsed(); wait > 0 {
 			s.Sleep(wait)
 		}
-		perform(s, t, agent, a)
+		perform(s, w, a)
 	}
 }
 
 // perform does one action and records it in the trace.
-func perform(s *Scheduler, t *tracer, agent *harness.Agent, a faults.Action) {
+func perform(s harness.Runtime, w *world, a faults.Action) {
+	t, agent := w.tracer, w.agent
 	t.strike(a.Fault)
 	switch a.Kind {
 	case faults.ActFollowup, faults.ActSteer, faults.ActInject:
@@ -133,7 +155,9 @@ func perform(s *Scheduler, t *tracer, agent *harness.Agent, a faults.Action) {
 		if err != nil {
 			send.Err = err.Error()
 		}
+		t.mu.Lock()
 		t.trace.Sends = append(t.trace.Sends, send)
+		t.mu.Unlock()
 	case faults.ActCancel, faults.ActDispose, faults.ActPluginEnd:
 		status := agent.Status()
 		c := properties.Cancel{AtMs: t.nowMs(), SeqAt: int64(agent.Session().Len()), Kind: a.Cause, Reason: a.Reason, KeepInbox: a.KeepInbox, Running: status.Running, Turn: status.Turn}
@@ -143,7 +167,9 @@ func perform(s *Scheduler, t *tracer, agent *harness.Agent, a faults.Action) {
 		case faults.ActPluginEnd:
 			c.Kind = "plugin-end"
 		}
+		t.mu.Lock()
 		t.trace.Cancels = append(t.trace.Cancels, c)
+		t.mu.Unlock()
 		switch a.Kind {
 		case faults.ActCancel:
 			agent.Cancel(harness.CancelCause{Kind: a.Cause, Reason: a.Reason}, a.KeepInbox)
@@ -153,11 +179,14 @@ func perform(s *Scheduler, t *tracer, agent *harness.Agent, a faults.Action) {
 			agent.DisposeRetryPlugin()
 		}
 	case faults.ActWaitIdle:
+		w.watchers++
 		s.Go("idle watcher", func() {
+			defer w.watchersDone.Put(nil)
 			if agent.WhenIdle(context.Background()) == nil {
-				t.trace.IdleReturns = append(t.trace.IdleReturns, properties.IdleReturn{
-					AtMs: t.nowMs(), ToolsRunning: t.toolsRunning, Running: agent.Status().Running,
-				})
+				running, now := agent.Status().Running, t.nowMs()
+				t.mu.Lock()
+				t.trace.IdleReturns = append(t.trace.IdleReturns, properties.IdleReturn{AtMs: now, ToolsRunning: t.toolsRunning, Running: running})
+				t.mu.Unlock()
 			}
 		})
 	default:
@@ -168,7 +197,9 @@ func perform(s *Scheduler, t *tracer, agent *harness.Agent, a faults.Action) {
 // finishOutcome encodes the log, checks the properties and gathers coverage.
 func finishOutcome(schedule Schedule, agent *harness.Agent, t *tracer, report *RunReport) Outcome {
 	out := Outcome{Schedule: schedule, Trace: t.trace, Report: report}
-	out.Log = agent.Session().Events()
+	if agent != nil {
+		out.Log = agent.Session().Events()
+	}
 	var buf bytes.Buffer
 	if err := harness.WriteJSONL(&buf, out.Log); err != nil {
 		panic(fmt.Sprintf("sim: invariant: the session log does not encode: %v", err))
@@ -185,6 +216,7 @@ func finishOutcome(schedule Schedule, agent *harness.Agent, t *tracer, report *R
 		ParallelTools:        faults.ParallelTools,
 		ExclusiveTools:       faults.ExclusiveTools,
 		CompactionBudget:     plan.CompactionBudget,
+		StartMs:              t.start.UnixMilli(),
 		HorizonMs:            plan.HorizonMs,
 		LivenessBoundMs:      livenessBoundMs,
 	})
@@ -204,3 +236,15 @@ func finishOutcome(schedule Schedule, agent *harness.Agent, t *tracer, report *R
 
 // VirtualDuration is how much virtual time the run covered.
 func (o Outcome) VirtualDuration() time.Duration { return o.Report.VirtualElapsed }
+
+// PlaySchedule plays a schedule on another runtime, in the calling goroutine: the production
+// runtime inside a testing/synctest bubble, for instance, to compare its speed with the
+// scheduler's. Only the scheduler makes a run reproducible; elsewhere the log may differ from
+// run to run, and the properties are checked all the same.
+func PlaySchedule(schedule Schedule, rt harness.Runtime) Outcome {
+	w := &world{tracer: newTracer(rt)}
+	playWorld(schedule, rt, w)
+	elapsed := w.tracer.elapsed()
+	w.tracer.trace.EndMs = elapsed.Milliseconds()
+	return finishOutcome(schedule, w.agent, w.tracer, &RunReport{VirtualElapsed: elapsed})
+}
