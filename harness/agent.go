@@ -38,6 +38,11 @@ type Config struct {
 	MaxParallelToolCalls int
 	// OnError, if set, is called for every agent/error (see AgentError).
 	OnError func(AgentError)
+	// History is a log written earlier to Store (by a process that may have crashed): the agent
+	// resumes from it. Its open turn, if any, is closed by crash repair (RepairEvents), written to
+	// Store before New returns; the inbox, turn count and conversation are rebuilt from it. The
+	// next turn starts fresh retry chains. Call Wake to run work the inbox still holds.
+	History []Event
 }
 
 // AgentError is the agent/error observer event: a turn that failed for a reason other than a
@@ -63,6 +68,7 @@ type Agent struct {
 	retry        *llmRetry
 	waterfall    waterfall
 	conversation Conversation // touched only by the turn loop's task
+	redispatch   []Block      // only ever set by a planted bug
 
 	mu            sync.Mutex
 	phase         phaseKind
@@ -126,6 +132,11 @@ func New(cfg Config) (*Agent, error) {
 		a.toolNames = append(a.toolNames, t.Name)
 	}
 	a.session = NewSession(runtime.Clock(), cfg.Store)
+	if len(cfg.History) > 0 {
+		if err := a.resume(cfg.History); err != nil {
+			return nil, err
+		}
+	}
 	a.retry = newLlmRetry(policy, a.session, runtime, a.random)
 	if cfg.OnError != nil {
 		a.watchers = append(a.watchers, cfg.OnError)
@@ -195,7 +206,7 @@ func (a *Agent) Send(kind MessageKind, text string) (string, error) {
 		return "", err
 	}
 	a.inbox.push(inboxEntry{id: id, kind: kind, lane: lane, text: text})
-	start := wakes && a.wakeLocked()
+	start := (wakes || plant.On(plant.InjectWakes)) && a.wakeLocked()
 	a.mu.Unlock()
 	if start {
 		a.runtime.Go("driver", a.drive)
@@ -205,22 +216,33 @@ func (a *Agent) Send(kind MessageKind, text string) (string, error) {
 
 // Cancel cancels the current phase with cause. Unless keepInbox, it first clears the inbox
 // (logging inbox/clear for each dropped message) and the wake latch.
+// A cause of disposed disposes the agent, as Dispose does (but clearing the inbox unless
+// keepInbox).
 func (a *Agent) Cancel(cause CancelCause, keepInbox bool) error {
 	if !validCauseKind(cause.Kind) {
 		return fmt.Errorf("harness: cancel: cause %q is not user, parent, hook or disposed", cause.Kind)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.cancelLocked(cause, keepInbox)
+	err := a.cancelLocked(cause, keepInbox)
+	if cause.Kind == CauseDisposed {
+		a.disposed = true
+		a.retry.dispose()
+	}
+	return err
 }
 
 func (a *Agent) cancelLocked(cause CancelCause, keepInbox bool) error {
 	var appendErr error
 	if !keepInbox {
-		for _, dropped := range a.inbox.clear() {
-			if _, err := a.session.Append(InboxClear{Lane: dropped.lane, MessageID: dropped.id}); err != nil && appendErr == nil {
-				appendErr = err
+		for _, dropped := range a.inbox.all() {
+			if _, err := a.session.Append(InboxClear{Lane: dropped.lane, MessageID: dropped.id}); err != nil {
+				if appendErr == nil {
+					appendErr = err // the message stays queued: the log never said it was cleared
+				}
+				continue
 			}
+			a.inbox.remove(dropped)
 		}
 		if a.phase != phaseIdle {
 			a.wakeRequested = false

@@ -73,10 +73,12 @@ func (a *Agent) drive() {
 		ctx := a.phaseCtx
 		a.mu.Unlock()
 
-		err := a.runTurn(ctx, turn)
+		opened, err := a.runTurn(ctx, turn)
 
 		a.mu.Lock()
-		a.lastTurn = turn
+		if opened {
+			a.lastTurn = turn // a turn whose turn/start was refused never happened: its number is reused
+		}
 		var escaped *turnEndError
 		if ctx.Err() != nil && plant.On(plant.StuckAfterAbort) {
 			a.mu.Unlock()
@@ -104,7 +106,7 @@ func (a *Agent) drive() {
 // must start the driver) if the inbox still has work and the phase was not disposed; otherwise
 // it wakes WhenIdle waiters once everything has settled.
 func (a *Agent) endPhaseLocked() (replay bool) {
-	replay = a.wakeRequested && a.inbox.hasPending() && !a.disposed && !a.disposedCauseLocked()
+	replay = a.wakeRequested && a.inbox.hasPending() && !a.disposed && !a.disposedCauseLocked() && !plant.On(plant.LatchedWakeDropped)
 	if a.phaseCancel != nil {
 		a.phaseCancel(errPhaseOver)
 	}
@@ -134,12 +136,13 @@ func (a *Agent) Maintain(fn func(ctx context.Context) error) error {
 	a.newPhaseLocked(phaseMaintenance)
 	ctx := a.phaseCtx
 	a.mu.Unlock()
-	err := fn(ctx)
-	a.mu.Lock()
-	replay := a.endPhaseLocked()
-	a.mu.Unlock()
-	if replay {
-		a.runtime.Go("driver", a.drive)
-	}
-	return err
+	defer func() { // deferred, so a panicking fn still returns the agent to idle
+		a.mu.Lock()
+		replay := a.endPhaseLocked()
+		a.mu.Unlock()
+		if replay {
+			a.runtime.Go("driver", a.drive)
+		}
+	}()
+	return fn(ctx)
 }

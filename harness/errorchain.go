@@ -50,12 +50,14 @@ func (r *chainRenderer) render(err error, depth int) string {
 		if cause == nil {
 			return message
 		}
-		own := ownMessage(message, []error{cause})
+		causeText := cause.Error()
 		rest := r.render(cause, depth+1)
-		if own == "" {
-			return rest
+		if causeText != "" && strings.Contains(message, causeText) {
+			// The message already tells the cause (fmt.Errorf with %w anywhere in it): put the
+			// cause's own rendering, which may say more, in its place.
+			return strings.Replace(message, causeText, rest, 1)
 		}
-		return own + ": " + rest
+		return message + ": " + rest
 	case interface{ Unwrap() []error }:
 		// errors.Join says nothing of its own: render every cause. A custom multi-wrapper
 		// (fmt.Errorf with several %w) already names its causes, so only causes that have

@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,4 +66,10 @@ func TestFailureOf(t *testing.T) {
 	f, ok = FailureOf(fmt.Errorf("decode: %w", errors.New("unexpected EOF")))
 	assert.False(t, ok)
 	assert.Equal(t, Failure{Code: CodeUnknown, Message: "decode: unexpected EOF"}, f)
+}
+
+func TestErrorChainCauseInsideTheMessage(t *testing.T) {
+	assert.Equal(t, "unexpected EOF (while reading body)", ErrorChain(fmt.Errorf("%w (while reading body)", io.ErrUnexpectedEOF)))
+	deeper := &opaqueWrapper{msg: "read failed", cause: errors.New("disk gone")}
+	assert.Equal(t, "body: read failed: disk gone (retry later)", ErrorChain(fmt.Errorf("body: %w (retry later)", deeper)))
 }

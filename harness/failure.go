@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // Failure codes. A provider reports one of the first seven; the tool codes name why a tool call
@@ -43,7 +45,7 @@ type Failure struct {
 // finite (the spec: "the recorded failure carries no hint"), and a status outside 100–599. It
 // also fills an empty code or message, so every recorded failure passes the invariant layer.
 func (f Failure) Normalize() Failure {
-	if !(f.ProviderRetryAfterMs > 0) || math.IsInf(f.ProviderRetryAfterMs, 0) {
+	if !(f.ProviderRetryAfterMs > 0) || math.IsInf(f.ProviderRetryAfterMs, 0) || plant.On(plant.RetryAfterDropped) {
 		f.ProviderRetryAfterMs = 0
 	}
 	if f.Status < 100 || f.Status > 599 {

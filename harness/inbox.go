@@ -1,5 +1,7 @@
 package harness
 
+import "github.com/turnsim/turnsim/internal/plant"
+
 // inboxEntry is one queued user message.
 type inboxEntry struct {
 	id   string
@@ -30,22 +32,33 @@ func (b *inbox) hasPending() bool { return len(b.nextTurn)+len(b.nextStep) > 0 }
 // nextStepEmpty reports whether a turn whose step just ended may end.
 func (b *inbox) nextStepEmpty() bool { return len(b.nextStep) == 0 }
 
-// claim takes a step's share: a turn's first step takes one next-turn message and all of the
-// next-step lane; later steps take the next-step lane only.
-func (b *inbox) claim(firstStep bool) []inboxEntry {
-	var claimed []inboxEntry
-	if firstStep && len(b.nextTurn) > 0 {
-		claimed = append(claimed, b.nextTurn[0])
-		b.nextTurn = b.nextTurn[1:]
+// claimable is a step's share, left in place: a turn's first step takes one next-turn message
+// and all of the next-step lane; later steps take the next-step lane only. The caller removes
+// each message once its claim is logged, so the log and the inbox never disagree.
+func (b *inbox) claimable(firstStep bool) []inboxEntry {
+	var share []inboxEntry
+	if (firstStep || plant.On(plant.LaterStepsClaimNextTurn)) && len(b.nextTurn) > 0 {
+		share = append(share, b.nextTurn[0])
 	}
-	claimed = append(claimed, b.nextStep...)
-	b.nextStep = nil
-	return claimed
+	return append(share, b.nextStep...)
 }
 
-// clear empties both lanes and returns what was dropped, next-turn lane first.
-func (b *inbox) clear() []inboxEntry {
-	dropped := append(b.nextTurn, b.nextStep...)
-	b.nextTurn, b.nextStep = nil, nil
-	return dropped
+// all returns every queued message, next-turn lane first.
+func (b *inbox) all() []inboxEntry {
+	return append(append([]inboxEntry(nil), b.nextTurn...), b.nextStep...)
+}
+
+// remove takes the message out of its lane.
+func (b *inbox) remove(m inboxEntry) {
+	lane := &b.nextStep
+	if m.lane == LaneNextTurn {
+		lane = &b.nextTurn
+	}
+	for i, e := range *lane {
+		if e.id == m.id {
+			*lane = append((*lane)[:i:i], (*lane)[i+1:]...)
+			return
+		}
+	}
+	panic("harness: invariant: removing message " + m.id + " that is not in the inbox")
 }

@@ -300,7 +300,7 @@ func (v *Validator) checkRetry(refuse refuseFunc, d LlmRetry) error {
 		if d.MaxRetries == nil {
 			return refuse(RuleRetryFields, "normal mode needs maxRetries")
 		}
-		if d.Retry > *d.MaxRetries {
+		if d.Retry > *d.MaxRetries && !plant.On(plant.BudgetOffByOne) {
 			return refuse(RuleRetryFields, "retry %d is above maxRetries %d", d.Retry, *d.MaxRetries)
 		}
 	case ModeAlways:

@@ -11,12 +11,78 @@ import (
 // the code they sit in. In a normal build plant.On is a constant false and each returns the
 // correct value.
 
-// plantedBudgetCut is how many retries the normal-gives-up-early bug takes off the budget.
+// plantedBudgetCut is how many retries the normal-gives-up-early bug takes off the budget (and
+// the budget-off-by-one bug adds to it).
 func plantedBudgetCut() int {
-	if plant.On(plant.NormalGivesUpEarly) {
+	switch {
+	case plant.On(plant.NormalGivesUpEarly):
 		return 1
+	case plant.On(plant.BudgetOffByOne):
+		return -1
 	}
 	return 0
+}
+
+// plantedToolContext is the context a tool call runs under: the step's.
+func plantedToolContext(step context.Context) context.Context {
+	if plant.On(plant.ToolsGetBackground) {
+		return context.Background()
+	}
+	return step
+}
+
+// plantedCounterKey is what the retry-counter-in-memory bug counts by.
+type plantedCounterKey struct {
+	chain ChainKey
+	code  string
+}
+
+// plantedRetryNumber is the number of the retry about to be made: the log's, or, under the
+// retry-counter-in-memory bug, a count kept in memory per failure code.
+func (p *llmRetry) plantedRetryNumber(key ChainKey, code string, fromLog int) int {
+	if !plant.On(plant.RetryCounterInMemory) {
+		return fromLog
+	}
+	if p.memory == nil {
+		p.memory = map[plantedCounterKey]int{}
+	}
+	p.memory[plantedCounterKey{key, code}]++
+	return p.memory[plantedCounterKey{key, code}]
+}
+
+// plantedRepairKind is how crash repair closes the open turn.
+func plantedRepairKind() string {
+	if plant.On(plant.RepairCompletesTurn) {
+		return EndCompleted
+	}
+	return EndInterrupted
+}
+
+// plantedRedispatch is the redispatch-after-restart bug: the calls crash repair gave an unknown
+// outcome, to be run again by the first step after the restart.
+func (a *Agent) plantedRedispatch(repair []EventData) {
+	if !plant.On(plant.RedispatchAfterRestart) {
+		return
+	}
+	for _, data := range repair {
+		if r, ok := data.(ToolResult); ok && r.Error != nil && r.Error.Code == CodeToolOutcomeUnknown {
+			for _, e := range a.session.Events() {
+				if c, ok := e.Data.(ToolCall); ok && c.CallID == r.CallID && c.Turn == r.Turn && c.Step == r.Step {
+					a.redispatch = append(a.redispatch, Block{Type: BlockToolCall, CallID: c.CallID, Name: c.Name, Arguments: c.Arguments})
+				}
+			}
+		}
+	}
+}
+
+// runPlantedRedispatch runs the calls plantedRedispatch kept, in the current step.
+func (a *Agent) runPlantedRedispatch(ctx context.Context, turn, step int) error {
+	if len(a.redispatch) == 0 {
+		return nil
+	}
+	calls := a.redispatch
+	a.redispatch = nil
+	return a.executeToolCalls(ctx, turn, step, calls)
 }
 
 // plantedWait is the backoff wait for a recorded delay.

@@ -125,7 +125,52 @@ func (p RetryPolicy) PolicyKey() string {
 	if p.Mode == ModeNormal {
 		key += "/retries=" + strconv.Itoa(p.MaxRetries)
 	}
+	if len(p.RetryableCodes) > 0 && !slices.Equal(p.RetryableCodes, DefaultRetryableCodes) {
+		key += "/codes=" + strings.Join(p.RetryableCodes, "+")
+	}
 	return key
+}
+
+// ParsePolicyKey reads back a policy from a key PolicyKey derived from its fields (not a
+// user-given Key), so a log alone says which policy each chain ran under.
+func ParsePolicyKey(key string) (RetryPolicy, bool) {
+	parts := strings.Split(key, "/")
+	if len(parts) < 4 {
+		return RetryPolicy{}, false
+	}
+	p := RetryPolicy{Mode: Mode(parts[0]), RetryableCodes: slices.Clone(DefaultRetryableCodes)}
+	fields := map[string]*float64{"initial": &p.InitialDelayMs, "max": &p.MaxDelayMs, "jitter": &p.JitterRatio}
+	for _, part := range parts[1:] {
+		name, value, ok := strings.Cut(part, "=")
+		if !ok {
+			return RetryPolicy{}, false
+		}
+		if name == "codes" {
+			p.RetryableCodes = strings.Split(value, "+")
+			continue
+		}
+		if name == "retries" {
+			n, err := strconv.Atoi(value)
+			if err != nil {
+				return RetryPolicy{}, false
+			}
+			p.MaxRetries = n
+			continue
+		}
+		target, known := fields[name]
+		if !known {
+			return RetryPolicy{}, false
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			return RetryPolicy{}, false
+		}
+		*target = v
+	}
+	if p.Validate() != nil || p.PolicyKey() != key {
+		return RetryPolicy{}, false
+	}
+	return p, true
 }
 
 // retryable reports whether normal mode retries code.

@@ -116,3 +116,25 @@ func TestPolicyKeyChangesWithThePolicy(t *testing.T) {
 	q.Key = "mine"
 	assert.Equal(t, "mine", q.PolicyKey())
 }
+
+func TestParsePolicyKeyReadsBackDerivedKeys(t *testing.T) {
+	for _, p := range []RetryPolicy{DefaultRetryPolicy(), {Mode: ModeAlways, InitialDelayMs: 50, MaxDelayMs: 2500.5, JitterRatio: 0}} {
+		back, ok := ParsePolicyKey(p.PolicyKey())
+		require.True(t, ok, p.PolicyKey())
+		assert.Equal(t, p.PolicyKey(), back.PolicyKey())
+	}
+	for _, key := range []string{"mine", "normal/initial=x/max=1/jitter=0/retries=1", "normal/initial=500/max=100/jitter=0.1/retries=2", "sometimes/initial=1/max=2/jitter=0"} {
+		_, ok := ParsePolicyKey(key)
+		assert.False(t, ok, key)
+	}
+}
+
+func TestPolicyKeyNamesNonDefaultRetryableCodes(t *testing.T) {
+	p := DefaultRetryPolicy()
+	q := p
+	q.RetryableCodes = []string{CodeRateLimit}
+	assert.NotEqual(t, p.PolicyKey(), q.PolicyKey(), "changing what is retried starts a new chain")
+	back, ok := ParsePolicyKey(q.PolicyKey())
+	require.True(t, ok)
+	assert.Equal(t, []string{CodeRateLimit}, back.RetryableCodes)
+}

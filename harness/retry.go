@@ -25,6 +25,7 @@ type llmRetry struct {
 	random    Random
 	lifetime  context.Context
 	end       context.CancelCauseFunc
+	memory    map[plantedCounterKey]int // only ever used by a planted bug
 }
 
 func newLlmRetry(policy RetryPolicy, session *Session, runtime Runtime, random Random) *llmRetry {
@@ -54,7 +55,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	normal := p.policy.Mode == ModeNormal
 	failure := req.Failure
 	if !normal {
-		if next() {
+		if !plant.On(plant.AlwaysSkipsDownstream) && next() {
 			return true, nil // a downstream retry wins at once: no llm/retry, no delay
 		}
 	} else if !p.policy.retryable(failure.Code) {
@@ -63,7 +64,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 
 	key := ChainKey{Turn: req.Turn, Step: req.Step, Provider: req.Provider, PolicyKey: p.policyKey}
 	chain, continuing := p.session.Chain(key)
-	retry := chain.Retry + 1
+	retry := p.plantedRetryNumber(key, failure.Code, chain.Retry+1)
 	if normal && retry > p.policy.MaxRetries-plantedBudgetCut() {
 		if plant.On(plant.BudgetIgnored) {
 			return true, nil

@@ -26,6 +26,9 @@ func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err
 	if err := a.claimInbox(turn, step); err != nil {
 		return "", err
 	}
+	if err := a.runPlantedRedispatch(ctx, turn, step); err != nil {
+		return "", err
+	}
 	var message AssembledMessage
 	for attempt := 1; ; attempt++ {
 		var requestErr error
@@ -71,10 +74,11 @@ func (a *Agent) claimInbox(turn, step int) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.step = step
-	for _, m := range a.inbox.claim(step == 1) {
+	for _, m := range a.inbox.claimable(step == 1) {
 		if _, err := a.session.Append(InboxClaim{Turn: turn, Step: step, Lane: m.lane, MessageID: m.id}); err != nil {
-			return err
+			return err // the message stays queued: the log never said it was claimed
 		}
+		a.inbox.remove(m)
 		a.conversation.add(Entry{Role: RoleUser, Text: m.text})
 	}
 	return nil

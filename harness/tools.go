@@ -159,7 +159,7 @@ func (x *toolExecutor) dispatch(index int, done Queue) error {
 	tool, known := a.tools[call.Name]
 	ctx, turn, step := x.ctx, x.turn, x.step
 	a.runtime.Go("tool "+call.CallID, func() {
-		result := runTool(ctx, tool, known, call)
+		result := runTool(plantedToolContext(ctx), tool, known, call)
 		result.Turn, result.Step = turn, step
 		a.mu.Lock()
 		a.toolsInFlight--

@@ -19,19 +19,21 @@ func (e *turnEndError) Unwrap() error { return e.err }
 // a cancellation ends it aborted with the cancellation's cause, a provider failure ends it in
 // error with that Failure, any other error in error with code UNKNOWN and the ErrorChain text.
 // Only max-tokens is sticky: once a step ends max-tokens, later completed steps keep it.
-func (a *Agent) runTurn(ctx context.Context, turn int) (err error) {
+// It reports whether it opened the turn: a refused turn/start opens none, and the turn's number
+// is then not used.
+func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) {
 	if err := cancelled(ctx); err != nil {
-		return err
+		return false, err
 	}
 	if _, err := a.session.Append(TurnStart{Turn: turn}); err != nil {
 		a.emitError(AgentError{Turn: turn, Source: "turn/start", Err: err})
-		return &turnEndError{err: err} // no turn was opened, so none must be settled
+		return false, &turnEndError{err: err} // no turn was opened, so none must be settled
 	}
 	var ends *TurnEndReason
 	defer func() {
 		panicked := recover()
 		if panicked != nil {
-			ends = &TurnEndReason{Kind: EndError, Error: &Failure{Code: CodeUnknown, Message: fmt.Sprintf("panic: %v", panicked)}}
+			ends = a.failedTurn(ctx, turn, fmt.Errorf("panic: %v", panicked))
 		}
 		if plant.On(plant.SkipTurnEndOnError) && ends.Kind == EndError && ends.Error.Code == CodeUnknown {
 			return
@@ -48,7 +50,7 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (err error) {
 		finish, stepErr := a.runStep(ctx, turn, step)
 		if stepErr != nil {
 			ends = a.failedTurn(ctx, turn, stepErr)
-			return stepErr
+			return true, stepErr
 		}
 		if finish == FinishToolCalls {
 			continue
@@ -60,7 +62,7 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (err error) {
 		done := a.inbox.nextStepEmpty()
 		a.mu.Unlock()
 		if done {
-			return nil
+			return true, nil
 		}
 	}
 }
@@ -76,7 +78,9 @@ func (a *Agent) failedTurn(ctx context.Context, turn int, err error) *TurnEndRea
 		return &TurnEndReason{Kind: EndAborted, Reason: &cause}
 	}
 	failure, _ := FailureOf(err)
-	a.emitError(AgentError{Turn: turn, Source: "turn", Err: err})
+	if !(plant.On(plant.NoAgentErrorOnUnknown) && failure.Code == CodeUnknown) {
+		a.emitError(AgentError{Turn: turn, Source: "turn", Err: err})
+	}
 	return &TurnEndReason{Kind: EndError, Error: &failure}
 }
 

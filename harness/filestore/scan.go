@@ -1,0 +1,101 @@
+package filestore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+// tornTextMax is how much of a torn line Torn keeps: enough to recognise it, not the whole line.
+const tornTextMax = 80
+
+// Torn describes a torn last line: the bytes after the log's last newline, which a write cut
+// short by a crash left behind. The store appends every line with its newline in one write and
+// syncs it before the append returns, so a line without its newline was never acknowledged to
+// anyone: cutting it off loses nothing that was promised.
+type Torn struct {
+	// Line is the torn line's number, 1-based.
+	Line int
+	// Bytes is how many bytes it held.
+	Bytes int
+	// Text is the start of it, at most 80 bytes, cut at a UTF-8 boundary.
+	Text string
+}
+
+// FormatError is a session log that cannot be trusted as it stands: a complete line that does
+// not decode, a blank line, or an event the invariant layer refuses. Open leaves such a file
+// byte-for-byte untouched, so a person can look at it and decide.
+type FormatError struct {
+	Path   string
+	Line   int
+	Reason string
+	// Err is the underlying error, if any (a *harness.InvariantError for a refused event).
+	Err error
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("filestore: %s:%d: %s", e.Path, e.Line, e.Reason)
+}
+
+// Unwrap returns the underlying error, so errors.As finds a *harness.InvariantError.
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// Scan decodes the bytes of a session log the way Open reads a file, line by line with the
+// harness's own decoding (json.Unmarshal into harness.Event, as harness.ReadJSONL does), and
+// changes nothing. It does not run the invariant layer: a reader that wants every breakage (as
+// `simrun check` does) replays the events itself. Event i (0-based) is on line i+1.
+//
+// A last line without its newline is torn: it is not decoded, and comes back in torn. A complete
+// line that does not decode, or a blank one, is a *FormatError naming path (used in messages
+// only) and the line.
+func Scan(path string, data []byte) (events []harness.Event, torn *Torn, err error) {
+	complete := data
+	if i := bytes.LastIndexByte(data, '\n'); i+1 < len(data) {
+		complete = data[:i+1]
+		torn = tornLine(data[i+1:], bytes.Count(complete, []byte{'\n'})+1)
+	}
+	line := 0
+	for len(complete) > 0 {
+		line++
+		end := bytes.IndexByte(complete, '\n') // complete ends in '\n', so end ≥ 0
+		text := complete[:end]
+		complete = complete[end+1:]
+		if len(bytes.TrimSpace(text)) == 0 {
+			return events, torn, &FormatError{Path: path, Line: line, Reason: "blank line (the harness never writes one)"}
+		}
+		var e harness.Event
+		if err := json.Unmarshal(text, &e); err != nil {
+			return events, torn, &FormatError{Path: path, Line: line, Reason: err.Error(), Err: err}
+		}
+		events = append(events, e)
+	}
+	return events, torn, nil
+}
+
+func tornLine(rest []byte, line int) *Torn {
+	text := rest[:min(len(rest), tornTextMax)]
+	if len(text) < len(rest) {
+		// Do not split a rune at the limit: drop the trailing bytes of a partial one.
+		for range utf8.UTFMax - 1 {
+			if r, size := utf8.DecodeLastRune(text); r != utf8.RuneError || size != 1 {
+				break
+			}
+			text = text[:len(text)-1]
+		}
+	}
+	return &Torn{Line: line, Bytes: len(rest), Text: string(text)}
+}
+
+// invariantReason renders an invariant refusal without the harness's own prefix, which the
+// FormatError's already names.
+func invariantReason(err error) string {
+	var ie *harness.InvariantError
+	if errors.As(err, &ie) {
+		return fmt.Sprintf("invariant %s: event %d (%s): %s", ie.Rule, ie.Seq, ie.Type, ie.Reason)
+	}
+	return err.Error()
+}

@@ -1,0 +1,210 @@
+// Package filestore keeps a session log in a JSON Lines file, crash-safely: it is the durable
+// harness.Store. An append returns only once its line is written and synced (fsync), so an event
+// the session accepted is on disk before the agent acts on it: that is what makes "durable before
+// wait" (llm/retry written before the backoff begins) mean something across a crash.
+//
+// Open reads the log back, with the harness's own decoding and a fresh invariant layer. The one
+// damage a crash can do to such a file is a torn last line (a write cut short): Open cuts it off
+// and reports it in Opened.Torn, a warning. Anything else malformed is a *FormatError naming the
+// file, the line and the reason, and the file is left untouched. One writer at a time: Open takes
+// an exclusive advisory lock, and a second writer (in this process or another) gets ErrLocked.
+//
+// Map: store.go (Open, Append, Close), scan.go (Scan, the reader Open shares with `simrun check`,
+// which reads logs without changing them), lock_unix.go and lock_other.go (the writer lock).
+package filestore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+// Errors a Store reports; each is wrapped with the path.
+var (
+	// ErrLocked: another writer holds the session log.
+	ErrLocked = errors.New("locked by another writer")
+	// ErrBroken: an earlier append failed and the store could not vouch for the file's end.
+	ErrBroken = errors.New("store is broken")
+	// ErrClosed: the store was closed.
+	ErrClosed = errors.New("store is closed")
+)
+
+// Opened is what Open found in the file.
+type Opened struct {
+	// Events are the log's events, in order; they passed the invariant layer.
+	Events []harness.Event
+	// Torn is the torn last line Open cut off, or nil.
+	Torn *Torn
+}
+
+// Store is an open session log. It implements harness.Store; it is safe for concurrent use.
+type Store struct {
+	mu   sync.Mutex
+	path string
+	file *os.File
+	// size is the length of the file's valid content: where the next line goes, and where a
+	// failed append truncates back to.
+	size int64
+	// validator holds the log's invariant state, so an append that would make the file
+	// unreadable on the next Open (a second session starting at seq 1, say) is refused.
+	validator *harness.Validator
+	// broken is why the store refuses appends, once an append failed.
+	broken error
+	closed bool
+
+	// write and sync are seams for tests; they are file.Write and file.Sync.
+	write func([]byte) (int, error)
+	sync  func() error
+}
+
+// Open opens the session log at path for appending, creating it (mode 0644) if absent. It locks
+// the file against other writers, reads and validates the whole log, and cuts off a torn last
+// line (after everything before it proved valid; the cut is synced). The error is ErrLocked
+// (wrapped) when another writer holds the file, a *FormatError when its content is malformed (the
+// file is then left byte-for-byte untouched), or an I/O error.
+func Open(path string) (*Store, Opened, error) {
+	file, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, Opened{}, fmt.Errorf("filestore: open session log: %w", err)
+	}
+	s, opened, err := open(path, file)
+	if err != nil {
+		file.Close() // also drops the lock, if it was taken
+		return nil, Opened{}, err
+	}
+	return s, opened, nil
+}
+
+func open(path string, file *os.File) (*Store, Opened, error) {
+	if err := lockFile(file); err != nil {
+		if errors.Is(err, ErrLocked) {
+			return nil, Opened{}, fmt.Errorf("filestore: session log %s is %w", path, ErrLocked)
+		}
+		return nil, Opened{}, fmt.Errorf("filestore: lock session log %s: %w", path, err)
+	}
+	data, err := io.ReadAll(io.NewSectionReader(file, 0, 1<<62))
+	if err != nil {
+		return nil, Opened{}, fmt.Errorf("filestore: read session log %s: %w", path, err)
+	}
+	events, torn, err := Scan(path, data)
+	if err != nil {
+		return nil, Opened{}, err
+	}
+	validator := harness.NewValidator()
+	for i, e := range events {
+		if err := validator.Append(e); err != nil {
+			return nil, Opened{}, &FormatError{Path: path, Line: i + 1, Reason: invariantReason(err), Err: err}
+		}
+	}
+	size := int64(len(data))
+	if torn != nil {
+		size -= int64(torn.Bytes)
+		if err := file.Truncate(size); err != nil {
+			return nil, Opened{}, fmt.Errorf("filestore: cut the torn last line of %s: %w", path, err)
+		}
+		if err := file.Sync(); err != nil {
+			return nil, Opened{}, fmt.Errorf("filestore: sync %s after cutting its torn last line: %w", path, err)
+		}
+	}
+	if len(data) == 0 {
+		// A new (or empty) file: sync its directory too, so the file itself survives a crash.
+		if err := syncDir(filepath.Dir(path)); err != nil {
+			return nil, Opened{}, fmt.Errorf("filestore: sync the directory of %s: %w", path, err)
+		}
+	}
+	s := &Store{path: path, file: file, size: size, validator: validator, write: file.Write, sync: file.Sync}
+	return s, Opened{Events: events, Torn: torn}, nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// Append writes one event as a line, with its newline, in one write, then syncs the file; it
+// returns only after both, so an event the session took in is durable before the agent goes on.
+// An event the invariant layer refuses against the log so far is not written (the store is not
+// broken by it). If the write or the sync fails, the file is cut back to its size before this
+// append (best effort) and the store is broken: it no longer knows for sure where its log ends,
+// and appending after a possible hole would corrupt it, so every later append is refused.
+func (s *Store) Append(e harness.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.closed:
+		return fmt.Errorf("filestore: append to %s: %w", s.path, ErrClosed)
+	case s.broken != nil:
+		return fmt.Errorf("filestore: append to %s refused: %w", s.path, s.broken)
+	}
+	if err := s.validator.Check(e); err != nil {
+		return fmt.Errorf("filestore: append to %s refused: %w", s.path, err)
+	}
+	line, err := harness.EncodeEvent(e)
+	if err != nil {
+		return fmt.Errorf("filestore: append to %s: %w", s.path, err)
+	}
+	if bytes.IndexByte(line, '\n') >= 0 {
+		panic(fmt.Sprintf("filestore: invariant: event %d encodes with a newline", e.Seq))
+	}
+	line = append(line, '\n')
+	n, err := s.write(line)
+	if err == nil && n != len(line) {
+		err = io.ErrShortWrite
+	}
+	if err == nil {
+		err = s.sync()
+	}
+	if err != nil {
+		return s.fail(e, err)
+	}
+	s.size += int64(len(line))
+	if err := s.validator.Append(e); err != nil {
+		panic("filestore: invariant: an event the layer accepted is refused on apply: " + err.Error())
+	}
+	return nil
+}
+
+// fail cuts the file back to where this append began and breaks the store.
+func (s *Store) fail(e harness.Event, cause error) error {
+	s.broken = fmt.Errorf("%w: event %d (%s) failed to become durable: %w", ErrBroken, e.Seq, e.Type, cause)
+	if err := s.file.Truncate(s.size); err == nil {
+		s.file.Sync()
+	}
+	return fmt.Errorf("filestore: append to %s: %w", s.path, s.broken)
+}
+
+// Size returns the length in bytes of the log's durable content: the file's size after Open and
+// every append that succeeded.
+func (s *Store) Size() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.size
+}
+
+// Close releases the lock and closes the file. Closing twice is fine; appends after Close fail.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	unlockErr := unlockFile(s.file)
+	if err := s.file.Close(); err != nil {
+		return fmt.Errorf("filestore: close %s: %w", s.path, err)
+	}
+	if unlockErr != nil {
+		return fmt.Errorf("filestore: unlock %s: %w", s.path, unlockErr)
+	}
+	return nil
+}

@@ -1,0 +1,104 @@
+package filestore
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+func turnStart(seq int64, turn int) harness.Event {
+	return harness.Event{Seq: seq, Type: harness.TypeTurnStart, Time: 1000, Data: harness.TurnStart{Turn: turn}}
+}
+
+func turnEnd(seq int64, turn int) harness.Event {
+	return harness.Event{Seq: seq, Type: harness.TypeTurnEnd, Time: 1000, Data: harness.TurnEnd{Turn: turn, Reason: harness.TurnEndReason{Kind: harness.EndCompleted}}}
+}
+
+// openWithOneTurn opens a fresh store and appends one settled turn.
+func openWithOneTurn(t *testing.T) (*Store, string, []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	s, _, err := Open(path)
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	require.NoError(t, s.Append(turnStart(1, 1)))
+	require.NoError(t, s.Append(turnEnd(2, 1)))
+	content, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return s, path, content
+}
+
+func assertBrokenForGood(t *testing.T, s *Store) {
+	t.Helper()
+	err := s.Append(turnStart(3, 2))
+	require.ErrorIs(t, err, ErrBroken, "every later append is refused")
+	assert.Contains(t, err.Error(), "refused: store is broken: event 3 (turn/start) failed to become durable")
+}
+
+func TestAppendWhoseWriteFailsBreaksTheStore(t *testing.T) {
+	s, path, content := openWithOneTurn(t)
+	require.NoError(t, s.file.Close()) // the file is gone from under the store: the write fails
+
+	err := s.Append(turnStart(3, 2))
+	require.ErrorIs(t, err, ErrBroken)
+	require.ErrorIs(t, err, os.ErrClosed)
+	assertBrokenForGood(t, s)
+
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, content, got)
+}
+
+func TestAppendWhoseWriteIsCutShortIsTruncatedBack(t *testing.T) {
+	s, path, content := openWithOneTurn(t)
+	s.write = func(b []byte) (int, error) { // half the line reaches the file, then the disk fills
+		n, _ := s.file.Write(b[:len(b)/2])
+		return n, errors.New("no space left on device")
+	}
+	err := s.Append(turnStart(3, 2))
+	require.ErrorIs(t, err, ErrBroken)
+	assert.Contains(t, err.Error(), "no space left on device")
+
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, content, got, "the half line is cut off again")
+	assertBrokenForGood(t, s)
+	assert.Equal(t, int64(len(content)), s.Size())
+}
+
+func TestAppendWhoseSyncFailsIsTruncatedBack(t *testing.T) {
+	s, path, content := openWithOneTurn(t)
+	s.sync = func() error { return errors.New("input/output error") }
+	err := s.Append(turnStart(3, 2))
+	require.ErrorIs(t, err, ErrBroken)
+
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, content, got, "a line that was written but not made durable is taken back")
+	assertBrokenForGood(t, s)
+
+	// The store is still closable, and the log opens clean without the failed event.
+	require.NoError(t, s.Close())
+	reopened, opened, err := Open(path)
+	require.NoError(t, err)
+	defer reopened.Close()
+	assert.Len(t, opened.Events, 2)
+}
+
+func TestShortWriteWithoutAnErrorStillBreaksTheStore(t *testing.T) {
+	s, path, content := openWithOneTurn(t)
+	s.write = func(b []byte) (int, error) { return s.file.Write(b[:3]) }
+	err := s.Append(turnStart(3, 2))
+	require.ErrorIs(t, err, ErrBroken)
+	require.ErrorIs(t, err, io.ErrShortWrite)
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, content, got)
+}

@@ -1,0 +1,66 @@
+package harness
+
+import "fmt"
+
+// resume rebuilds the agent from a log written earlier, then repairs it: what the inbox still
+// held (pushed, never claimed or cleared), how many turns and messages there were, and the
+// conversation so far. The repair events go through the session, so they are durable before New
+// returns.
+func (a *Agent) resume(history []Event) error {
+	if err := a.session.restore(history); err != nil {
+		return err
+	}
+	texts := map[string]string{}
+	pending := map[string]inboxEntry{}
+	var order []string
+	for _, e := range history {
+		switch d := e.Data.(type) {
+		case UserMessage:
+			texts[d.Message.ID] = d.Message.Text
+			a.messageCount++
+		case InboxPush:
+			pending[d.MessageID] = inboxEntry{id: d.MessageID, kind: d.Kind, lane: d.Lane, text: texts[d.MessageID]}
+			order = append(order, d.MessageID)
+		case InboxClaim:
+			if m, ok := pending[d.MessageID]; ok {
+				a.conversation.add(Entry{Role: RoleUser, Text: m.text})
+			}
+			delete(pending, d.MessageID)
+		case InboxClear:
+			delete(pending, d.MessageID)
+		case TurnStart:
+			a.lastTurn = d.Turn
+		case AssistantMessage:
+			a.conversation.add(Entry{Role: RoleAssistant, Blocks: d.Message.Blocks})
+		case ToolResult:
+			a.conversation.add(toolEntry(d))
+		}
+	}
+	for _, id := range order {
+		if m, ok := pending[id]; ok {
+			a.inbox.push(m)
+		}
+	}
+	repair := RepairEvents(history)
+	a.plantedRedispatch(repair)
+	for _, data := range repair {
+		if _, err := a.session.Append(data); err != nil {
+			return fmt.Errorf("harness: crash repair: %w", err)
+		}
+		if r, ok := data.(ToolResult); ok {
+			a.conversation.add(toolEntry(r))
+		}
+	}
+	return nil
+}
+
+// Wake starts a turn if the inbox holds work and the agent is idle: after resuming from a log,
+// say, whose inbox still held messages. It is a no-op otherwise.
+func (a *Agent) Wake() {
+	a.mu.Lock()
+	start := a.phase == phaseIdle && a.inbox.hasPending() && a.wakeLocked()
+	a.mu.Unlock()
+	if start {
+		a.runtime.Go("driver", a.drive)
+	}
+}
