@@ -53,6 +53,8 @@ const (
 	Dispose               = "dispose"
 	PluginEnd             = "plugin-end"
 	AppendRefused         = "append-refused"
+	Crash                 = "crash"
+	TornWrite             = "torn-write"
 )
 
 var catalogue = []Fault{
@@ -86,6 +88,8 @@ var catalogue = []Fault{
 	{Dispose, GroupUser, "Dispose at any time: cause disposed, inbox kept, no turn after it"},
 	{PluginEnd, GroupHost, "the llm-retry plugin's lifetime ends: its waits stop, failures go down the waterfall"},
 	{AppendRefused, GroupHost, "the session store refuses every append for a while (infrastructure failure)"},
+	{Crash, GroupHost, "the agent's process dies at any scheduling point or inside an append (before or after its line is written) and restarts from the durable log"},
+	{TornWrite, GroupHost, "the process dies inside an append with only part of the line written: the torn line is cut off on reopening"},
 }
 
 // Catalogue returns every fault in a stable order.

@@ -86,6 +86,12 @@ func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 	if _, ok := swarm[AppendRefused]; ok {
 		for range d.between(1, 2) {
 			from := d.between(0, plan.HorizonMs-1)
+			if rng.Float64() < 0.5 {
+				// one append of one type, somewhere in a long window: reaches the rare paths
+				kind := RefusableTypes[rng.Intn(len(RefusableTypes))]
+				plan.Refusals = append(plan.Refusals, Window{FromMs: from, UntilMs: from + d.between(1, 10_000), Type: kind, Count: 1})
+				continue
+			}
 			plan.Refusals = append(plan.Refusals, Window{FromMs: from, UntilMs: from + d.between(1, 300)})
 		}
 	}
@@ -258,6 +264,22 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	}
 	if _, ok := d.swarm[PluginEnd]; ok {
 		actions = append(actions, Action{AtMs: at(), Kind: ActPluginEnd, Fault: PluginEnd})
+	}
+	_, crashes := d.swarm[Crash]
+	_, tears := d.swarm[TornWrite]
+	if crashes || tears {
+		for range d.between(1, 3) {
+			a := Action{AtMs: at(), Kind: ActCrash, RestartAfterMs: d.between(0, 2000), Fault: Crash}
+			switch {
+			case d.on(TornWrite):
+				a.InAppend, a.Written, a.Fault = true, WrittenTorn, TornWrite
+			case !crashes:
+				continue
+			case d.rng.Float64() < 0.5:
+				a.InAppend, a.Written = true, []string{WrittenNone, WrittenWhole}[d.rng.Intn(2)]
+			}
+			actions = append(actions, a)
+		}
 	}
 	for range d.between(0, 2) {
 		actions = append(actions, Action{AtMs: at(), Kind: ActWaitIdle})

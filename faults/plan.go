@@ -3,6 +3,7 @@ package faults
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/turnsim/turnsim/harness"
 )
@@ -70,6 +71,12 @@ type Action struct {
 	Kind string `json:"kind"`
 	// Text is the message of a send.
 	Text string `json:"text,omitempty"`
+	// Crash: InAppend makes the crash strike inside the first append an agent task makes at or
+	// after AtMs (else at AtMs, wherever the agent's tasks are parked); Written says how much of
+	// that append's line reaches the disk; RestartAfterMs is when the host restarts the agent.
+	InAppend       bool   `json:"inAppend,omitempty"`
+	Written        string `json:"written,omitempty"`
+	RestartAfterMs int64  `json:"restartAfterMs,omitempty"`
 	// Cause and Reason are a cancel's cause; KeepInbox keeps the inbox through it.
 	Cause     string `json:"cause,omitempty"`
 	Reason    string `json:"reason,omitempty"`
@@ -88,13 +95,30 @@ const (
 	ActPluginEnd = "plugin-end"
 	// ActWaitIdle starts a watcher that calls WhenIdle and records when it returns.
 	ActWaitIdle = "wait-idle"
+	// ActCrash kills the agent's process; the host restarts it from the durable log.
+	ActCrash = "crash"
 )
 
-// Window is a span of virtual time [FromMs, UntilMs).
+// How much of the line being appended reaches the disk when a crash strikes inside an append.
+const (
+	WrittenNone  = "none"
+	WrittenWhole = "whole"
+	WrittenTorn  = "torn"
+)
+
+// Window is a span of virtual time [FromMs, UntilMs) in which the store refuses appends: every
+// append, or only those of event type Type; at most Count of them (0: no limit).
 type Window struct {
-	FromMs  int64 `json:"fromMs"`
-	UntilMs int64 `json:"untilMs"`
+	FromMs  int64  `json:"fromMs"`
+	UntilMs int64  `json:"untilMs"`
+	Type    string `json:"type,omitempty"`
+	Count   int    `json:"count,omitempty"`
 }
+
+// RefusableTypes are the event types a targeted refusal window may pick: each reaches a
+// different way for the harness to fail (the tool executor's scheduler failure, a retry record
+// that cannot be written, a turn that cannot be settled, …).
+var RefusableTypes = []string{"tool/result", "tool/call", "turn/end", "step/end", "llm/retry", "llm/retry-started", "inbox/claim", "assistant/message", "turn/start"}
 
 // Registered tools of every simulated agent: two parallel, one exclusive. ToolUnknown calls a
 // name outside this list.
@@ -130,6 +154,12 @@ func (p Plan) Validate() error {
 	for i, w := range p.Refusals {
 		if w.FromMs < 0 || w.UntilMs < w.FromMs {
 			return fmt.Errorf("faults: plan: refusals[%d]: window [%d, %d) is not a forward span of time", i, w.FromMs, w.UntilMs)
+		}
+		if w.Type != "" && !slices.Contains(RefusableTypes, w.Type) {
+			return fmt.Errorf("faults: plan: refusals[%d]: type %q is not one of %v", i, w.Type, RefusableTypes)
+		}
+		if w.Count < 0 {
+			return fmt.Errorf("faults: plan: refusals[%d]: count %d is negative", i, w.Count)
 		}
 	}
 	return nil
@@ -183,6 +213,15 @@ func (a Action) validate() error {
 	}
 	switch a.Kind {
 	case ActFollowup, ActSteer, ActInject, ActDispose, ActPluginEnd, ActWaitIdle:
+	case ActCrash:
+		switch {
+		case a.InAppend && a.Written != WrittenNone && a.Written != WrittenWhole && a.Written != WrittenTorn:
+			return fmt.Errorf("crash written %q is not none, whole or torn", a.Written)
+		case !a.InAppend && a.Written != "":
+			return fmt.Errorf("a crash outside an append writes nothing; written must be empty")
+		case a.RestartAfterMs < 0:
+			return fmt.Errorf("restartAfterMs %d is negative", a.RestartAfterMs)
+		}
 	case ActCancel:
 		switch a.Cause {
 		case harness.CauseUser, harness.CauseParent, harness.CauseHook:

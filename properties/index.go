@@ -12,10 +12,9 @@ type index struct {
 	turnOrder []int
 	retries   []eventAt[harness.LlmRetry]
 	started   []eventAt[harness.LlmRetryStarted]
-	// refusedTurns and refusedSteps are where the session store refused an append: there the
-	// session is broken by design (an infrastructure failure), and settlement is not owed.
-	refusedTurns map[int]bool
-	refusedSteps map[[2]int]bool
+	// refused holds, per turn and per (turn, step), the event types the session store refused
+	// there: an infrastructure failure, after which some promises are not owed (see refusedIn).
+	refused map[[2]int]map[string]bool
 	// brokenAtMs is when the store first refused a step/end or turn/end: from then on a turn stays
 	// open for good (the session is broken: an infrastructure failure); -1 if it never did.
 	brokenAtMs int64
@@ -47,11 +46,13 @@ type stepIndex struct {
 }
 
 func newIndex(r *Run) *index {
-	x := &index{run: r, turns: map[int]*turnIndex{}, refusedTurns: map[int]bool{}, refusedSteps: map[[2]int]bool{}, brokenAtMs: -1}
+	x := &index{run: r, turns: map[int]*turnIndex{}, refused: map[[2]int]map[string]bool{}, brokenAtMs: -1}
 	for _, f := range r.Trace.Refusals {
-		x.refusedTurns[f.Turn] = f.Turn > 0
-		if f.Step > 0 {
-			x.refusedSteps[[2]int{f.Turn, f.Step}] = true
+		for _, key := range [][2]int{{f.Turn, 0}, {f.Turn, f.Step}} {
+			if x.refused[key] == nil {
+				x.refused[key] = map[string]bool{}
+			}
+			x.refused[key][f.Type] = true
 		}
 		if (f.Type == harness.TypeTurnEnd || f.Type == harness.TypeStepEnd) && x.brokenAtMs < 0 {
 			x.brokenAtMs = f.AtMs
@@ -103,9 +104,27 @@ func (x *index) step(turn, step int) *stepIndex {
 	return nil
 }
 
-// broken reports whether the session store refused a write in this turn: settlement and
-// pairing are not owed there.
-func (x *index) broken(turn int) bool { return x.refusedTurns[turn] }
+// refusedIn reports whether the store refused an append of one of types in turn (step 0: in any
+// step of it, or outside steps), or of any type when types is empty.
+func (x *index) refusedIn(turn, step int, types ...string) bool {
+	refused := x.refused[[2]int{turn, step}]
+	if len(types) == 0 {
+		return len(refused) > 0
+	}
+	for _, t := range types {
+		if refused[t] {
+			return true
+		}
+	}
+	return false
+}
+
+// unsettleable reports whether turn n can never end: the store refused its step/end or turn/end
+// (the session is broken from then on), or it started after the session broke.
+func (x *index) unsettleable(n int) bool {
+	t := x.turns[n]
+	return x.refusedIn(n, 0, harness.TypeStepEnd, harness.TypeTurnEnd) || (t != nil && x.brokenAtMs >= 0 && t.startMs >= x.brokenAtMs)
+}
 
 // cancelsOf returns the cancellations (not plugin-end) that landed while turn was open: a turn
 // with one must end aborted with the first one's cause.

@@ -3,6 +3,8 @@ package properties
 import (
 	"fmt"
 	"slices"
+
+	"github.com/turnsim/turnsim/harness"
 )
 
 // Property is one thing that must hold after every run.
@@ -57,6 +59,36 @@ func Names() []string {
 		names[i] = p.Name
 	}
 	return names
+}
+
+// logOnly are the properties that need nothing but the log: CheckLog runs these.
+var logOnly = map[string]bool{
+	"log-replays": true, "turn-settled": true, "max-tokens-sticky": true, "tool-results-paired": true,
+	"results-in-model-order": true, "no-truncated-calls": true, "retry-started-on-time": true,
+	"delay-in-window": true, "retry-after-exact": true, "retry-id-continuity": true,
+	"no-double-dispatch": true, "chain-budget": true,
+}
+
+// LogOnly reports whether the named property needs nothing but the log.
+func LogOnly(name string) bool { return logOnly[name] }
+
+// CheckLog checks a session log on its own, without a simulator trace (a log a production agent
+// wrote, say): the invariant layer on replay, and every property that needs only the log. Each
+// chain's policy is read from its policyKey when the key spells out the fields; chains under a
+// user-named policy skip the delay checks.
+func CheckLog(events []harness.Event, jsonl []byte) []Violation {
+	r := &Run{Log: events, JSONL: jsonl, Trace: Trace{IdleAtMs: -1}}
+	x := newIndex(r)
+	var all []Violation
+	for _, p := range catalogue {
+		if !logOnly[p.Name] {
+			continue
+		}
+		v := violations{property: p.Name}
+		p.check(x, &v)
+		all = append(all, v.found...)
+	}
+	return all
 }
 
 // Check runs every property on r and returns what they found, in catalogue order.

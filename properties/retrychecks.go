@@ -1,53 +1,74 @@
 package properties
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/turnsim/turnsim/harness"
 )
 
-// The harness waits only for llm-retry's backoff, right after writing llm/retry, so the i-th
-// wait of the trace belongs to the i-th llm/retry of the log.
+// The harness waits only for llm-retry's backoff, right after writing llm/retry: a wait belongs to
+// the llm/retry whose seq is the log's length when the wait began.
+
+// waitFor returns the wait that began right after the llm/retry at seq.
+func (x *index) waitFor(seq int64) (Wait, bool) {
+	for _, w := range x.run.Trace.Waits {
+		if w.SeqBefore == seq {
+			return w, true
+		}
+	}
+	return Wait{}, false
+}
+
+// interrupted reports whether turn n ended interrupted (crash repair closed it).
+func (x *index) interrupted(n int) bool {
+	t := x.turns[n]
+	return t != nil && t.end != nil && t.end.Reason.Kind == harness.EndInterrupted
+}
 
 func checkDurableBeforeWait(x *index, v *violations) {
-	waits := x.run.Trace.Waits
-	if len(waits) != len(x.retries) {
-		v.add(0, -1, "%d backoff waits but %d llm/retry events: every wait needs its record, written first", len(waits), len(x.retries))
+	retryAt := map[int64]eventAt[harness.LlmRetry]{}
+	for _, r := range x.retries {
+		retryAt[r.seq] = r
 	}
-	for i := range min(len(waits), len(x.retries)) {
-		w, r := waits[i], x.retries[i]
+	for _, w := range x.run.Trace.Waits {
+		r, ok := retryAt[w.SeqBefore]
 		switch {
-		case w.SeqBefore < r.seq:
-			v.add(r.seq, r.timeMs, "llm/retry #%d of turn %d step %d was written after its wait began at +%.3fs", r.data.Retry, r.data.Turn, r.data.Step, float64(w.StartMs)/1000)
+		case !ok:
+			v.add(0, w.StartMs, "a backoff wait began at +%.3fs with no llm/retry written just before it", float64(w.StartMs)/1000)
 		case w.StartMs != r.timeMs:
 			v.add(r.seq, r.timeMs, "llm/retry #%d was written at +%.3fs but its wait began at +%.3fs", r.data.Retry, float64(r.timeMs)/1000, float64(w.StartMs)/1000)
 		case w.DelayMs != r.data.DelayMs:
 			v.add(r.seq, r.timeMs, "llm/retry #%d records delayMs %g but the wait was %g ms", r.data.Retry, r.data.DelayMs, w.DelayMs)
 		}
 	}
+	for _, r := range x.retries {
+		if _, ok := x.waitFor(r.seq); !ok && !x.interrupted(r.data.Turn) {
+			v.add(r.seq, r.timeMs, "llm/retry #%d of turn %d step %d was never waited", r.data.Retry, r.data.Turn, r.data.Step)
+		}
+	}
 }
 
 func checkRetryStartedOnTime(x *index, v *violations) {
-	waits := x.run.Trace.Waits
 	started := map[[2]any]eventAt[harness.LlmRetryStarted]{}
 	for _, s := range x.started {
 		started[[2]any{s.data.RetryID, s.data.Retry}] = s
 	}
-	for i, r := range x.retries {
+	for _, r := range x.retries {
 		s, ok := started[[2]any{r.data.RetryID, r.data.Retry}]
 		if ok && s.timeMs-r.timeMs != int64(r.data.DelayMs) {
 			v.add(s.seq, s.timeMs, "llm/retry-started #%d came %d ms after its llm/retry, not delayMs %g", r.data.Retry, s.timeMs-r.timeMs, r.data.DelayMs)
 		}
-		if i >= len(waits) {
-			continue
+		w, waited := x.waitFor(r.seq)
+		if !waited || w.EndMs < 0 {
+			continue // no trace (a log checked on its own), or the process died mid-wait
 		}
-		w := waits[i]
 		turn := x.turns[r.data.Turn]
-		cancelledByTurn := turn != nil && turn.end != nil && turn.end.Reason.Kind == harness.EndAborted && turn.endMs <= w.StartMs+int64(w.DelayMs)
+		endedEarly := turn != nil && turn.end != nil && ((turn.end.Reason.Kind == harness.EndAborted && turn.endMs <= w.StartMs+int64(w.DelayMs)) || turn.end.Reason.Kind == harness.EndInterrupted)
 		switch {
 		case ok && w.Cancelled:
 			v.add(s.seq, s.timeMs, "llm/retry-started #%d written although its wait was cancelled", r.data.Retry)
-		case !ok && !w.Cancelled && !cancelledByTurn && !x.broken(r.data.Turn):
+		case !ok && !w.Cancelled && !endedEarly && !x.refusedIn(r.data.Turn, r.data.Step, harness.TypeLlmRetryStarted) && !x.pluginEndedBefore(w.EndMs):
 			v.add(r.seq, r.timeMs, "llm/retry #%d's wait ran out uncancelled, but no llm/retry-started followed", r.data.Retry)
 		}
 	}
@@ -59,10 +80,19 @@ func usedLocalDelay(p harness.RetryPolicy, r harness.LlmRetry) bool {
 	return !r.Failure.HasRetryAfter() || r.Failure.ProviderRetryAfterMs > p.MaxDelayMs
 }
 
+// policyFor is the policy r's chain ran under: the run's, or, for a log checked on its own, the
+// one its policyKey spells out.
+func (x *index) policyFor(r harness.LlmRetry) (harness.RetryPolicy, bool) {
+	if x.run.Policy.Mode != "" {
+		return x.run.Policy, true
+	}
+	return harness.ParsePolicyKey(r.PolicyKey)
+}
+
 func checkDelayInWindow(x *index, v *violations) {
-	p := x.run.Policy
 	for _, r := range x.retries {
-		if !usedLocalDelay(p, r.data) {
+		p, known := x.policyFor(r.data)
+		if !known || !usedLocalDelay(p, r.data) {
 			continue
 		}
 		low, high := harness.DelayWindowMs(p, r.data.Retry)
@@ -73,9 +103,9 @@ func checkDelayInWindow(x *index, v *violations) {
 }
 
 func checkRetryAfterExact(x *index, v *violations) {
-	p := x.run.Policy
 	for _, r := range x.retries {
-		if usedLocalDelay(p, r.data) {
+		p, known := x.policyFor(r.data)
+		if !known || usedLocalDelay(p, r.data) {
 			continue
 		}
 		if r.data.DelayMs != r.data.Failure.ProviderRetryAfterMs {
@@ -109,8 +139,8 @@ func checkNormalGivesUp(x *index, v *violations) {
 	// The other side: a turn that ended on a retryable failure must have had a reason to stop.
 	for _, n := range x.turnOrder {
 		t := x.turns[n]
-		if t.end == nil || t.end.Reason.Kind != harness.EndError || x.broken(n) || x.pluginEndedBefore(t.endMs) {
-			continue
+		if t.end == nil || t.end.Reason.Kind != harness.EndError || x.refusedIn(n, 0, harness.TypeLlmRetry, harness.TypeLlmRetryStarted) || x.pluginEndedBefore(t.endMs) {
+			continue // a refused llm/retry record makes llm-retry fail, and so give no retry
 		}
 		f := t.end.Reason.Error
 		if !retryable(p, f.Code) || (f.HasRetryAfter() && f.ProviderRetryAfterMs > p.MaxDelayMs) {
@@ -135,8 +165,8 @@ func checkAlwaysPersists(x *index, v *violations) {
 	}
 	for _, n := range x.turnOrder {
 		t := x.turns[n]
-		if t.end == nil || t.end.Reason.Kind != harness.EndError || x.broken(n) || x.pluginEndedBefore(t.endMs) {
-			continue
+		if t.end == nil || t.end.Reason.Kind != harness.EndError || x.refusedIn(n, 0) || x.pluginEndedBefore(t.endMs) {
+			continue // a refused append is an infrastructure failure: it ends the turn in error
 		}
 		v.add(t.endSeq, t.endMs, "always mode let turn %d end in error (%s: %s)", n, t.end.Reason.Error.Code, t.end.Reason.Error.Message)
 	}
@@ -183,11 +213,10 @@ func checkRetryIDContinuity(x *index, v *violations) {
 }
 
 func checkCancelEndsWait(x *index, v *violations) {
-	waits := x.run.Trace.Waits
-	for i := range min(len(waits), len(x.retries)) {
-		w, r := waits[i], x.retries[i]
+	for _, r := range x.retries {
+		w, ok := x.waitFor(r.seq)
 		t := x.turns[r.data.Turn]
-		if t == nil {
+		if !ok || w.EndMs < 0 || t == nil {
 			continue
 		}
 		for _, c := range x.cancelsOf(t) {
@@ -196,7 +225,7 @@ func checkCancelEndsWait(x *index, v *violations) {
 			}
 			if w.EndMs != c.AtMs {
 				v.add(r.seq, c.AtMs, "a %s cancel at +%.3fs landed in retry #%d's wait, which ended only at +%.3fs", c.Kind, float64(c.AtMs)/1000, r.data.Retry, float64(w.EndMs)/1000)
-			} else if t.end != nil && t.endMs != c.AtMs {
+			} else if t.end != nil && t.endMs != c.AtMs && t.end.Reason.Kind != harness.EndInterrupted {
 				v.add(t.endSeq, t.endMs, "turn %d, cancelled at +%.3fs mid-backoff, ended only at +%.3fs", t.number, float64(c.AtMs)/1000, float64(t.endMs)/1000)
 			}
 			break
@@ -205,6 +234,74 @@ func checkCancelEndsWait(x *index, v *violations) {
 			if c.Kind == pluginEnd && c.AtMs >= w.StartMs && c.AtMs < w.StartMs+int64(w.DelayMs) && w.EndMs > c.AtMs {
 				v.add(r.seq, c.AtMs, "the plugin's lifetime ended at +%.3fs inside retry #%d's wait, which went on to +%.3fs", float64(c.AtMs)/1000, r.data.Retry, float64(w.EndMs)/1000)
 			}
+		}
+	}
+}
+
+// failedRequest returns the request of (turn, step) whose failure ended at atMs: the failure a
+// record made at that instant is about.
+func (x *index) failedRequest(turn, step int, atMs int64) (Request, bool) {
+	for i := len(x.run.Trace.Requests) - 1; i >= 0; i-- {
+		r := x.run.Trace.Requests[i]
+		if r.Turn == turn && r.Step == step && r.Failed && r.EndMs == atMs {
+			return r, true
+		}
+	}
+	return Request{}, false
+}
+
+// faithful says what is wrong with recorded as the record of the provider failure sent, or "".
+func faithful(recorded harness.Failure, sent Request) string {
+	hint := 0.0
+	if sent.RetryAfterMs > 0 {
+		hint = sent.RetryAfterMs
+	}
+	switch {
+	case recorded.Code != sent.FailCode:
+		return fmt.Sprintf("recorded code %s, but the provider failed with %s", recorded.Code, sent.FailCode)
+	case recorded.ProviderRetryAfterMs != hint:
+		return fmt.Sprintf("recorded Retry-After %g ms, but the provider sent %g ms", recorded.ProviderRetryAfterMs, sent.RetryAfterMs)
+	}
+	return ""
+}
+
+func checkFailureRecordedFaithfully(x *index, v *violations) {
+	for _, r := range x.retries {
+		if sent, ok := x.failedRequest(r.data.Turn, r.data.Step, r.timeMs); ok {
+			if what := faithful(r.data.Failure, sent); what != "" {
+				v.add(r.seq, r.timeMs, "llm/retry #%d: %s", r.data.Retry, what)
+			}
+		}
+	}
+	for _, n := range x.turnOrder {
+		t := x.turns[n]
+		if t.end == nil || t.end.Reason.Kind != harness.EndError || len(t.stepOrder) == 0 || x.refusedIn(n, 0) {
+			continue
+		}
+		if sent, ok := x.failedRequest(n, t.stepOrder[len(t.stepOrder)-1], t.endMs); ok {
+			if what := faithful(*t.end.Reason.Error, sent); what != "" {
+				v.add(t.endSeq, t.endMs, "turn %d's error: %s", n, what)
+			}
+		}
+	}
+}
+
+func checkAlwaysDefersDownstream(x *index, v *violations) {
+	if x.run.Policy.Mode != harness.ModeAlways || x.run.CompactionBudget == 0 {
+		return
+	}
+	for _, r := range x.retries {
+		if r.data.Failure.Code != harness.CodeContextWindowExceeded {
+			continue
+		}
+		failures := 0
+		for _, q := range x.run.Trace.Requests {
+			if q.Turn == r.data.Turn && q.Step == r.data.Step && q.FailCode == harness.CodeContextWindowExceeded && q.EndMs <= r.timeMs {
+				failures++
+			}
+		}
+		if failures <= x.run.CompactionBudget {
+			v.add(r.seq, r.timeMs, "always mode retried CONTEXT_WINDOW_EXCEEDED itself (failure %d of the step) while compaction still had budget %d", failures, x.run.CompactionBudget)
 		}
 	}
 }

@@ -6,9 +6,12 @@ import "github.com/turnsim/turnsim/harness"
 // and as the JSON Lines bytes the run wrote), the simulator's trace, and the configuration the
 // agent ran with.
 type Run struct {
-	Log   []harness.Event
-	JSONL []byte
-	Trace Trace
+	// Traced is set when Trace holds the simulator's record of the run; a log checked on its own
+	// (CheckLog) has none.
+	Traced bool
+	Log    []harness.Event
+	JSONL  []byte
+	Trace  Trace
 
 	Policy               harness.RetryPolicy
 	MaxParallelToolCalls int
@@ -45,6 +48,33 @@ type Trace struct {
 	EndMs    int64
 	// Findings are the scheduler's reasons for ending the run early (deadlock, panic, hang, …).
 	Findings []string
+	// Crashes and Restarts are the agent's deaths and rebirths from its durable log.
+	Crashes  []Crash
+	Restarts []Restart
+	// Acknowledged are, for each incarnation that crashed, the events whose append had returned:
+	// its session's log when it died. Losing one of them is what a crash must never do.
+	Acknowledged [][]harness.Event
+}
+
+// Crash is the agent's process dying: at a scheduling point, or inside an append (InAppend)
+// with none, all or part (Written) of its line on disk. DurableBytes is the durable log's size
+// at that moment.
+type Crash struct {
+	AtMs         int64
+	InAppend     bool
+	Written      string
+	DurableBytes int
+}
+
+// Restart is the agent coming back from its durable log: how many events it held, whether a
+// torn last line was cut off, which turn crash repair closed (0: none was open), and the error
+// if the log could not be reopened.
+type Restart struct {
+	AtMs          int64
+	DurableEvents int
+	Torn          bool
+	RepairedTurn  int
+	Err           string
 }
 
 // Request is one provider request: which turn, step and attempt, when it started, when its
@@ -53,8 +83,12 @@ type Request struct {
 	Turn, Step, Attempt int
 	StartMs, EndMs      int64
 	Fault               string
-	// Failed is whether the answer was scripted to fail (or to be empty).
-	Failed bool
+	// Failed is whether the answer was scripted to fail (or to be empty); FailCode is the code
+	// the harness must record for it (UNKNOWN for a plain error, EMPTY_RESPONSE for an empty
+	// answer) and RetryAfterMs the provider's hint as sent (zero or negative: none usable).
+	Failed       bool
+	FailCode     string
+	RetryAfterMs float64
 }
 
 // Wait is one wait the harness made through the runtime (llm-retry's backoff). SeqBefore is the
@@ -73,14 +107,19 @@ type ToolRun struct {
 	CallID, Name   string
 	StartMs, EndMs int64 // EndMs -1 if it never returned
 	Content        string
-	Outcome        string // ok, error, panic, or cancelled (it honoured its cancelled context)
+	Outcome        string // ok, error, panic, cancelled (it honoured its cancelled context) or killed
 	Parallel       bool
+	// HonoursCancel is whether the tool stops when its context is cancelled.
+	HonoursCancel bool
 }
 
 // Cancel is a cancellation the user or host made: Kind is user, parent, hook, disposed or
 // plugin-end. Running is whether a turn was running at that instant, and Turn which one.
 type Cancel struct {
-	AtMs int64
+	// Action is the position of the action in the user's script: what came first, when two
+	// happen in the same millisecond and write nothing.
+	Action int
+	AtMs   int64
 	// SeqAt is the log's length when the cancellation happened: events with a larger seq came
 	// after it.
 	SeqAt     int64
@@ -93,6 +132,7 @@ type Cancel struct {
 
 // Send is a message the user sent; Err is the error the agent answered with, if any.
 type Send struct {
+	Action    int
 	AtMs      int64
 	SeqAt     int64
 	Kind      string

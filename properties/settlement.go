@@ -9,7 +9,7 @@ import (
 func checkTurnSettled(x *index, v *violations) {
 	for _, n := range x.turnOrder {
 		t := x.turns[n]
-		if t.end == nil && !x.broken(n) {
+		if t.end == nil && !x.unsettleable(n) {
 			v.add(t.startSeq, t.startMs, "turn %d started but never ended", n)
 		}
 	}
@@ -41,12 +41,15 @@ func checkAbortCause(x *index, v *violations) {
 		if t.end == nil {
 			continue
 		}
+		if t.end.Reason.Kind == harness.EndInterrupted {
+			continue // the process died before the cancellation could settle the turn
+		}
 		cancels := x.cancelsOf(t)
 		aborted := t.end.Reason.Kind == harness.EndAborted
 		switch {
 		case len(cancels) == 0 && aborted:
 			v.add(t.endSeq, t.endMs, "turn %d ended aborted(%s) but nothing cancelled it", n, t.end.Reason.Reason.Kind)
-		case len(cancels) > 0 && !aborted && !x.broken(n):
+		case len(cancels) > 0 && !aborted:
 			v.add(t.endSeq, t.endMs, "turn %d was cancelled (%s at +%.3fs) but ended %s", n, cancels[0].Kind, float64(cancels[0].AtMs)/1000, t.end.Reason.Kind)
 		case len(cancels) > 0 && aborted:
 			want, got := cancels[0], t.end.Reason.Reason
@@ -73,11 +76,11 @@ func checkMaxTokensSticky(x *index, v *violations) {
 }
 
 func checkNoWakeAfterDispose(x *index, v *violations) {
-	disposedAt := int64(-1)
+	disposedAt, disposedAction := int64(-1), 0
 	var disposedMs int64
 	for _, c := range x.run.Trace.Cancels {
 		if c.Kind == harness.CauseDisposed {
-			disposedAt, disposedMs = c.SeqAt, c.AtMs
+			disposedAt, disposedMs, disposedAction = c.SeqAt, c.AtMs, c.Action
 			break
 		}
 	}
@@ -90,7 +93,7 @@ func checkNoWakeAfterDispose(x *index, v *violations) {
 		}
 	}
 	for _, s := range x.run.Trace.Sends {
-		if s.AtMs >= disposedMs && s.SeqAt >= disposedAt && !strings.Contains(s.Err, "disposed") {
+		if s.Action > disposedAction && !strings.Contains(s.Err, "disposed") {
 			v.add(0, s.AtMs, "a %s sent after Dispose was accepted (error %q)", s.Kind, s.Err)
 		}
 	}

@@ -22,7 +22,7 @@ func isSynthetic(r harness.ToolResult) bool {
 
 func checkToolResultsPaired(x *index, v *violations) {
 	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
-		if x.run.Trace.Refusals != nil && x.refusedSteps[[2]int{t.number, step}] {
+		if x.schedulerFailed(t.number, step) {
 			return // a scheduler failure fabricates no results, by design
 		}
 		count := map[string]int{}
@@ -74,7 +74,7 @@ func (x *index) runsByCall() map[string]ToolRun {
 func checkDrainRealResults(x *index, v *violations) {
 	runs := x.runsByCall()
 	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
-		if x.refusedSteps[[2]int{t.number, step}] {
+		if x.schedulerFailed(t.number, step) {
 			return
 		}
 		results := map[string]harness.ToolResult{}
@@ -92,14 +92,17 @@ func checkDrainRealResults(x *index, v *violations) {
 				v.add(c.seq, c.timeMs, "turn %d: started call %s has no result", t.number, c.data.CallID)
 				continue
 			}
-			if run.EndMs < 0 {
+			if run.EndMs < 0 && !x.interrupted(t.number) {
 				v.add(resultSeq[c.data.CallID], -1, "turn %d: call %s never returned, yet its turn moved on", t.number, c.data.CallID)
 				continue
 			}
-			want := map[string]string{"ok": "", "error": harness.CodeToolError, "panic": harness.CodeToolPanic, "cancelled": harness.CodeToolError}[run.Outcome]
+			want := map[string]string{"ok": "", "error": harness.CodeToolError, "panic": harness.CodeToolPanic, "cancelled": harness.CodeToolError, "killed": harness.CodeToolOutcomeUnknown}[run.Outcome]
 			got := ""
 			if result.Error != nil {
 				got = result.Error.Code
+			}
+			if got == harness.CodeToolOutcomeUnknown && x.interrupted(t.number) {
+				continue // the process died before the result was committed: crash repair's honest answer
 			}
 			if got != want || (run.Outcome == "ok" && result.Content != run.Content) {
 				v.add(resultSeq[c.data.CallID], -1, "turn %d: call %s ran (%s) but its result is %q %q", t.number, c.data.CallID, run.Outcome, got, result.Content)
@@ -114,7 +117,7 @@ func checkUnstartedGetSynthetic(x *index, v *violations) {
 		return slices.Contains(x.run.ParallelTools, name) || slices.Contains(x.run.ExclusiveTools, name)
 	}
 	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
-		if s.message == nil || s.message.Finish != harness.FinishToolCalls || x.refusedSteps[[2]int{t.number, step}] || t.end == nil {
+		if s.message == nil || s.message.Finish != harness.FinishToolCalls || x.schedulerFailed(t.number, step) || t.end == nil {
 			return
 		}
 		results := map[string]harness.ToolResult{}
@@ -127,11 +130,18 @@ func checkUnstartedGetSynthetic(x *index, v *violations) {
 			switch {
 			case !ok:
 				v.add(s.messageSeq, -1, "turn %d step %d: the model asked for %s and it got no result", t.number, step, block.CallID)
+			case repaired(result) && t.end.Reason.Kind == harness.EndInterrupted:
+				// crash repair's result: NOT_STARTED or OUTCOME_UNKNOWN, owed in an interrupted turn
+				if result.Error.Code == harness.CodeToolNotStarted && ran {
+					v.add(s.messageSeq, -1, "turn %d step %d: %s ran but crash repair says it never started", t.number, step, block.CallID)
+				}
+			case repaired(result):
+				v.add(s.messageSeq, -1, "turn %d step %d: %s got a crash-repair result in a turn that was not interrupted", t.number, step, block.CallID)
 			case isSynthetic(result) && ran:
 				v.add(s.messageSeq, -1, "turn %d step %d: %s ran but got the synthetic aborted-before-dispatch result", t.number, step, block.CallID)
 			case !isSynthetic(result) && !ran && known(block.Name):
 				v.add(s.messageSeq, -1, "turn %d step %d: %s never ran but got a result that is not the synthetic one", t.number, step, block.CallID)
-			case isSynthetic(result) && t.end.Reason.Kind != harness.EndAborted:
+			case isSynthetic(result) && t.end.Reason.Kind != harness.EndAborted && !(x.interrupted(t.number) && len(x.cancelsOf(t)) > 0):
 				v.add(s.messageSeq, -1, "turn %d step %d: %s got the synthetic result in a turn that was not aborted", t.number, step, block.CallID)
 			}
 			if isSynthetic(result) && (result.Content != "Error: tool call aborted before dispatch" || result.Error.Name != "AbortError" || !result.IsError) {
@@ -139,6 +149,11 @@ func checkUnstartedGetSynthetic(x *index, v *violations) {
 			}
 		}
 	})
+}
+
+// repaired reports whether r is one of crash repair's results.
+func repaired(r harness.ToolResult) bool {
+	return r.Error != nil && (r.Error.Code == harness.CodeToolNotStarted || r.Error.Code == harness.CodeToolOutcomeUnknown)
 }
 
 func checkResultsInModelOrder(x *index, v *violations) {
@@ -203,10 +218,39 @@ func checkNoTruncatedCalls(x *index, v *violations) {
 	})
 }
 
+// schedulerFailed reports whether the tool executor of a step hit a refused append: then it
+// stops dispatching and fabricates no results, by design.
+func (x *index) schedulerFailed(turn, step int) bool {
+	return x.refusedIn(turn, step, harness.TypeToolCall, harness.TypeToolResult)
+}
+
 // poolLimit is the limit the harness applies: the configured one, or its default.
 func (x *index) poolLimit() int {
 	if x.run.MaxParallelToolCalls == 0 {
 		return harness.DefaultMaxParallelToolCalls
 	}
 	return x.run.MaxParallelToolCalls
+}
+
+func checkToolContextCancelled(x *index, v *violations) {
+	turnOf := map[string]int{}
+	for _, e := range x.run.Log {
+		if c, ok := e.Data.(harness.ToolCall); ok {
+			turnOf[c.CallID] = c.Turn
+		}
+	}
+	for _, run := range x.run.Trace.Tools {
+		t := x.turns[turnOf[run.CallID]]
+		if !run.HonoursCancel || t == nil || run.Outcome == "killed" {
+			continue
+		}
+		cancels := x.cancelsOf(t)
+		if len(cancels) == 0 {
+			continue
+		}
+		c := cancels[0]
+		if c.AtMs >= run.StartMs && (run.EndMs < 0 || c.AtMs < run.EndMs) {
+			v.add(0, c.AtMs, "call %s honours cancellation and was running when its turn was cancelled at +%.3fs, yet ran on to +%.3fs", run.CallID, float64(c.AtMs)/1000, float64(run.EndMs)/1000)
+		}
+	}
 }

@@ -38,7 +38,14 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 	record := properties.Request{
 		Turn: request.Turn, Step: request.Step, Attempt: request.Attempt,
 		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault,
-		Failed: answer.Fail != nil || (answer.Chunks == 0 && len(answer.Calls) == 0),
+	}
+	switch {
+	case answer.Fail != nil && answer.Fail.Plain:
+		record.Failed, record.FailCode = true, harness.CodeUnknown
+	case answer.Fail != nil:
+		record.Failed, record.FailCode, record.RetryAfterMs = true, answer.Fail.Code, answer.Fail.RetryAfterMs
+	case answer.Chunks == 0 && len(answer.Calls) == 0:
+		record.Failed, record.FailCode = true, harness.CodeEmptyResponse
 	}
 	p.tracer.mu.Lock()
 	p.tracer.trace.Requests = append(p.tracer.trace.Requests, record)
@@ -164,7 +171,7 @@ func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.
 		for _, f := range call.Faults {
 			t.strike(f)
 		}
-		run := properties.ToolRun{CallID: args.CallID, Name: name, StartMs: t.nowMs(), EndMs: -1, Parallel: parallel, Outcome: call.Outcome}
+		run := properties.ToolRun{CallID: args.CallID, Name: name, StartMs: t.nowMs(), EndMs: -1, Parallel: parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel}
 		t.mu.Lock()
 		t.toolsRunning++
 		t.trace.Tools = append(t.trace.Tools, run)
@@ -199,35 +206,6 @@ func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.
 		finish(faults.OutcomeOK, content)
 		return content, nil
 	}}
-}
-
-// refusingStore is the session store of a schedule: it refuses every append inside the plan's
-// refusal windows (before the horizon), recording each refusal.
-type refusingStore struct {
-	tracer  *tracer
-	windows []faults.Window
-	horizon int64
-}
-
-// errAppendRefused is the store's refusal: an infrastructure failure.
-var errAppendRefused = errors.New("sim: session store refused the append (simulated infrastructure failure)")
-
-func (s *refusingStore) Append(e harness.Event) error {
-	now, sinceStart := s.tracer.nowMs(), s.tracer.sinceStartMs()
-	if sinceStart >= s.horizon {
-		return nil
-	}
-	for _, w := range s.windows {
-		if sinceStart >= w.FromMs && sinceStart < w.UntilMs {
-			turn, step := eventScope(e)
-			s.tracer.mu.Lock()
-			s.tracer.trace.Refusals = append(s.tracer.trace.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step})
-			s.tracer.mu.Unlock()
-			s.tracer.strike(faults.AppendRefused)
-			return errAppendRefused
-		}
-	}
-	return nil
 }
 
 // eventScope returns the turn and step an event names, 0 where it names none.

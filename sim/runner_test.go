@@ -39,8 +39,7 @@ func TestCoverageAndNoLeaks(t *testing.T) {
 	for _, name := range faults.Names() {
 		assert.GreaterOrEqual(t, s.FaultCoverage[name], n/100, "fault %s struck in %d of %d seeds", name, s.FaultCoverage[name], n)
 	}
-	// interrupted comes only from crash repair, which this world does not simulate yet.
-	for _, kind := range []string{harness.EndCompleted, harness.EndMaxTokens, harness.EndAborted, harness.EndError} {
+	for _, kind := range []string{harness.EndCompleted, harness.EndMaxTokens, harness.EndAborted, harness.EndError, harness.EndInterrupted} {
 		assert.GreaterOrEqual(t, s.OutcomeCoverage[kind], n/100, "outcome %s in %d of %d seeds", kind, s.OutcomeCoverage[kind], n)
 	}
 }

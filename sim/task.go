@@ -42,10 +42,14 @@ type task struct {
 	panicked   bool
 	panicValue any
 	panicStack string
+
+	// killed is set when the task's process was killed (Process.Kill): at its next resume the task
+	// exits with runtime.Goexit, as its goroutine would if the process had died.
+	killed bool
 }
 
 // spawn creates a runnable task for fn and starts its goroutine, which waits for its first resume.
-func (s *Scheduler) spawn(name string, fn func()) {
+func (s *Scheduler) spawn(name string, fn func()) *task {
 	s.nextID++
 	t := &task{
 		id:      s.nextID,
@@ -55,14 +59,15 @@ func (s *Scheduler) spawn(name string, fn func()) {
 	}
 	s.tasks = append(s.tasks, t)
 	go s.runTask(t, fn)
+	return t
 }
 
 // runTask is the body of a task goroutine. Nothing before the first resume touches shared state.
 func (s *Scheduler) runTask(t *task, fn func()) {
 	defer s.finish(t)
 	<-t.resume
-	if s.killing.Load() {
-		return // the run ended before this task ever ran
+	if s.killing.Load() || t.killed {
+		return // the run ended, or its process died, before this task ever ran
 	}
 	fn()
 }
@@ -80,7 +85,7 @@ func (s *Scheduler) finish(t *task) {
 		}
 		return
 	}
-	if r != nil {
+	if r != nil && !t.killed { // a panic while a killed process unwinds is part of its death
 		t.panicked = true
 		t.panicValue = r
 		t.panicStack = string(debug.Stack())
@@ -94,7 +99,7 @@ func (s *Scheduler) finish(t *task) {
 func (s *Scheduler) yield(t *task) {
 	t.yielded <- struct{}{}
 	<-t.resume
-	if s.killing.Load() {
+	if s.killing.Load() || t.killed {
 		runtime.Goexit()
 	}
 }
@@ -137,6 +142,9 @@ func (s *Scheduler) caller(op string) *task {
 	t := s.current
 	if t == nil {
 		panic("sim: " + op + " called outside a task of this scheduler (before or after Run, or from a foreign goroutine)")
+	}
+	if t.killed {
+		runtime.Goexit()
 	}
 	return t
 }

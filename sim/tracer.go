@@ -18,7 +18,6 @@ type tracer struct {
 	runtime harness.Runtime
 	start   time.Time
 	trace   properties.Trace
-	agent   *harness.Agent
 	// exercised counts, per fault, how often it actually struck in this run.
 	exercised    map[string]int
 	toolsRunning int
@@ -38,6 +37,13 @@ func (t *tracer) sinceStartMs() int64 { return t.elapsed().Milliseconds() }
 
 // elapsed is the time since the run began.
 func (t *tracer) elapsed() time.Duration { return t.runtime.Clock().Now().Sub(t.start) }
+
+// record changes the trace under the lock.
+func (t *tracer) record(change func(tr *properties.Trace)) {
+	t.mu.Lock()
+	change(&t.trace)
+	t.mu.Unlock()
+}
 
 func (t *tracer) strike(fault string) {
 	if fault != "" {
@@ -62,19 +68,25 @@ func (t *tracer) agentError(e harness.AgentError) {
 // recorded. The harness sleeps only for llm-retry's backoff, so each recorded wait is one.
 type tracingRuntime struct {
 	harness.Runtime
-	tracer *tracer
+	tracer  *tracer
+	session func() *harness.Session
 }
 
 func (r tracingRuntime) Sleep(d time.Duration, cancel ...context.Context) error {
+	t := r.tracer
 	wait := properties.Wait{
-		StartMs:   r.tracer.nowMs(),
+		StartMs:   t.nowMs(),
+		EndMs:     -1,
 		DelayMs:   float64(d) / float64(time.Millisecond),
-		SeqBefore: int64(r.tracer.agent.Session().Len()),
+		SeqBefore: int64(r.session().Len()),
 	}
-	err := r.Runtime.Sleep(d, cancel...)
-	wait.EndMs, wait.Cancelled = r.tracer.nowMs(), err != nil
-	r.tracer.mu.Lock()
-	r.tracer.trace.Waits = append(r.tracer.trace.Waits, wait)
-	r.tracer.mu.Unlock()
+	var index int
+	t.record(func(tr *properties.Trace) {
+		tr.Waits = append(tr.Waits, wait)
+		index = len(tr.Waits) - 1
+	})
+	err := r.Runtime.Sleep(d, cancel...) // a crash may end the task here: the wait stays open
+	end := t.nowMs()
+	t.record(func(tr *properties.Trace) { tr.Waits[index].EndMs, tr.Waits[index].Cancelled = end, err != nil })
 	return err
 }

@@ -14,32 +14,44 @@ type Bug struct {
 
 // Names of the planted bugs, used at the planted sites in the harness.
 const (
-	WaitBeforeRetryRecord  = "wait-before-retry-record"
-	RetryStartedEarly      = "retry-started-early"
-	MaxTokensNotSticky     = "max-tokens-not-sticky"
-	NoSyntheticResult      = "no-synthetic-result"
-	DispatchAfterAbort     = "dispatch-after-abort"
-	PoolLimitOffByOne      = "pool-limit-off-by-one"
-	RetryAfterAboveCap     = "retry-after-above-cap-retried"
-	JitterOnRetryAfter     = "jitter-on-retry-after"
-	BudgetIgnored          = "budget-ignored"
-	WakeAfterDispose       = "wake-after-dispose"
-	SkipTurnEndOnError     = "skip-turn-end-on-error"
-	ResultsInFinishOrder   = "results-in-finish-order"
-	DrainSkipped           = "drain-skipped"
-	WrongAbortCause        = "wrong-abort-cause"
-	ExponentOffByOne       = "exponent-off-by-one"
-	WaitIgnoresCancel      = "wait-ignores-cancel"
-	NewRetryIDPerRetry     = "new-retry-id-per-retry"
-	AlwaysGivesUp          = "always-gives-up"
-	NormalGivesUpEarly     = "normal-gives-up-early"
-	TruncatedCallsRun      = "truncated-calls-run"
-	WhenIdleWhileDraining  = "when-idle-while-draining"
-	EncodeDropsMaxRetries  = "encode-drops-max-retries"
-	StuckAfterAbort        = "stuck-after-abort"
-	PanicOnEmptyAnswer     = "panic-on-empty-answer"
-	SyntheticResultDropped = "synthetic-result-dropped"
-	UnknownToolCalledTwice = "unknown-tool-called-twice"
+	WaitBeforeRetryRecord   = "wait-before-retry-record"
+	RetryStartedEarly       = "retry-started-early"
+	MaxTokensNotSticky      = "max-tokens-not-sticky"
+	NoSyntheticResult       = "no-synthetic-result"
+	DispatchAfterAbort      = "dispatch-after-abort"
+	PoolLimitOffByOne       = "pool-limit-off-by-one"
+	RetryAfterAboveCap      = "retry-after-above-cap-retried"
+	JitterOnRetryAfter      = "jitter-on-retry-after"
+	BudgetIgnored           = "budget-ignored"
+	WakeAfterDispose        = "wake-after-dispose"
+	SkipTurnEndOnError      = "skip-turn-end-on-error"
+	ResultsInFinishOrder    = "results-in-finish-order"
+	DrainSkipped            = "drain-skipped"
+	WrongAbortCause         = "wrong-abort-cause"
+	ExponentOffByOne        = "exponent-off-by-one"
+	WaitIgnoresCancel       = "wait-ignores-cancel"
+	NewRetryIDPerRetry      = "new-retry-id-per-retry"
+	AlwaysGivesUp           = "always-gives-up"
+	NormalGivesUpEarly      = "normal-gives-up-early"
+	TruncatedCallsRun       = "truncated-calls-run"
+	WhenIdleWhileDraining   = "when-idle-while-draining"
+	EncodeDropsMaxRetries   = "encode-drops-max-retries"
+	StuckAfterAbort         = "stuck-after-abort"
+	PanicOnEmptyAnswer      = "panic-on-empty-answer"
+	SyntheticResultDropped  = "synthetic-result-dropped"
+	UnknownToolCalledTwice  = "unknown-tool-called-twice"
+	ChunkNotWrittenThrough  = "chunk-not-written-through"
+	RepairCompletesTurn     = "repair-completes-turn"
+	RedispatchAfterRestart  = "redispatch-after-restart"
+	BudgetOffByOne          = "budget-off-by-one"
+	LaterStepsClaimNextTurn = "later-steps-claim-next-turn"
+	InjectWakes             = "inject-wakes"
+	LatchedWakeDropped      = "latched-wake-dropped"
+	NoAgentErrorOnUnknown   = "no-agent-error-on-unknown"
+	ToolsGetBackground      = "tools-get-background"
+	AlwaysSkipsDownstream   = "always-skips-downstream"
+	RetryAfterDropped       = "retry-after-dropped"
+	RetryCounterInMemory    = "retry-counter-in-memory"
 )
 
 // Catalogue lists every planted bug with the property that catches it.
@@ -70,4 +82,16 @@ var Catalogue = []Bug{
 	{PanicOnEmptyAnswer, "run-completes", "the block assembler panics on an answer with no content"},
 	{SyntheticResultDropped, "tool-results-paired", "an unstarted call gets its tool/call but its synthetic result is dropped"},
 	{UnknownToolCalledTwice, "appends-accepted", "a call to an unknown tool writes its tool/call twice"},
+	{ChunkNotWrittenThrough, "no-acknowledged-loss", "the session acknowledges assistant/chunk events without writing them to the store"},
+	{RepairCompletesTurn, "interrupted-turns", "crash repair closes the open turn as completed instead of interrupted"},
+	{RedispatchAfterRestart, "no-double-dispatch", "after a restart, calls whose outcome is unknown are run again"},
+	{BudgetOffByOne, "chain-budget", "normal mode allows maxRetries+1 retries, and the invariant layer's budget check is off"},
+	{LaterStepsClaimNextTurn, "inbox-replays", "every step, not just a turn's first, claims a next-turn message"},
+	{InjectWakes, "wake-justified", "an inject wakes an idle agent"},
+	{LatchedWakeDropped, "latched-wake-served", "a wake latched during an abort is never replayed"},
+	{NoAgentErrorOnUnknown, "agent-error-emitted", "a turn ending in an UNKNOWN error reports no agent/error"},
+	{ToolsGetBackground, "tool-context-cancelled", "tools get a context that is never cancelled"},
+	{AlwaysSkipsDownstream, "always-defers-downstream", "always mode retries itself without asking the waterfall below it first"},
+	{RetryAfterDropped, "failure-recorded-faithfully", "every provider Retry-After hint is dropped as if it were invalid"},
+	{RetryCounterInMemory, "appends-accepted", "llm-retry counts a chain's retries in memory, per failure code, instead of reading the log"},
 }

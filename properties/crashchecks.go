@@ -1,0 +1,89 @@
+package properties
+
+import (
+	"reflect"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+func checkNoAcknowledgedLoss(x *index, v *violations) {
+	for _, r := range x.run.Trace.Restarts {
+		if r.Err != "" {
+			v.add(0, r.AtMs, "%s", r.Err)
+		}
+	}
+	for _, acknowledged := range x.run.Trace.Acknowledged {
+		for _, e := range acknowledged {
+			if int(e.Seq) > len(x.run.Log) || !reflect.DeepEqual(x.run.Log[e.Seq-1], e) {
+				v.add(e.Seq, e.Time, "event %d (%s) was acknowledged before a crash, but the log after it does not hold it", e.Seq, e.Type)
+				break
+			}
+		}
+	}
+}
+
+func checkInterruptedTurns(x *index, v *violations) {
+	repairedTurns := map[int]bool{}
+	for _, r := range x.run.Trace.Restarts {
+		if r.RepairedTurn > 0 {
+			repairedTurns[r.RepairedTurn] = true
+		}
+	}
+	for _, n := range x.turnOrder {
+		t := x.turns[n]
+		interrupted := t.end != nil && t.end.Reason.Kind == harness.EndInterrupted
+		switch {
+		case repairedTurns[n] && !interrupted:
+			v.add(t.startSeq, t.startMs, "turn %d was open when the process died, but did not end interrupted", n)
+		case interrupted && !repairedTurns[n] && len(x.run.Trace.Crashes) > 0:
+			v.add(t.endSeq, t.endMs, "turn %d ended interrupted although no crash left it open", n)
+		}
+	}
+}
+
+func checkNoDoubleDispatch(x *index, v *violations) {
+	dispatched := map[string]int64{}
+	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
+		synthetic := map[string]bool{}
+		for _, r := range s.results {
+			if isSynthetic(r.data) {
+				synthetic[r.data.CallID] = true
+			}
+		}
+		for _, c := range s.calls {
+			if synthetic[c.data.CallID] {
+				continue
+			}
+			if first, again := dispatched[c.data.CallID]; again {
+				v.add(c.seq, c.timeMs, "call %s dispatched again (first at event %d)", c.data.CallID, first)
+			}
+			dispatched[c.data.CallID] = c.seq
+		}
+	})
+	ran := map[string]bool{}
+	for _, r := range x.run.Trace.Tools {
+		if ran[r.CallID] {
+			v.add(0, r.StartMs, "call %s ran twice", r.CallID)
+		}
+		ran[r.CallID] = true
+	}
+}
+
+func checkChainBudget(x *index, v *violations) {
+	type chain struct {
+		turn, step       int
+		provider, policy string
+	}
+	count := map[chain]int{}
+	for _, r := range x.retries {
+		p, known := x.policyFor(r.data)
+		if !known || p.Mode != harness.ModeNormal {
+			continue
+		}
+		c := chain{r.data.Turn, r.data.Step, r.data.Provider, r.data.PolicyKey}
+		count[c]++
+		if count[c] == p.MaxRetries+1 {
+			v.add(r.seq, r.timeMs, "the chain of turn %d step %d holds %d retries, above maxRetries %d", c.turn, c.step, count[c], p.MaxRetries)
+		}
+	}
+}

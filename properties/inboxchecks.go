@@ -1,0 +1,262 @@
+package properties
+
+import (
+	"slices"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+// replayedInbox is the inbox rebuilt from the log: the two lanes, oldest first.
+type replayedInbox struct {
+	lanes map[harness.Lane][]string
+	kinds map[string]harness.MessageKind
+}
+
+func (b *replayedInbox) remove(lane harness.Lane, id string) bool {
+	i := slices.Index(b.lanes[lane], id)
+	if i < 0 {
+		return false
+	}
+	b.lanes[lane] = slices.Delete(b.lanes[lane], i, i+1)
+	return true
+}
+
+func (b replayedInbox) pending() int {
+	return len(b.lanes[harness.LaneNextTurn]) + len(b.lanes[harness.LaneNextStep])
+}
+
+// abortedTurnAt returns the running turn that a cancellation had hit when the event at seq was
+// written, if any: a waking send then goes to the next-turn lane, and its wake is latched.
+func (x *index) abortedTurnAt(seq int64) (*turnIndex, Cancel, bool) {
+	atMs := int64(-1)
+	if seq >= 1 && int(seq) <= len(x.run.Log) {
+		atMs = x.run.Log[seq-1].Time
+	}
+	for _, n := range x.turnOrder {
+		t := x.turns[n]
+		if seq < t.startSeq || (t.end != nil && seq > t.endSeq) {
+			continue
+		}
+		if closedAt, refused := x.closeRefusedAt(n); refused && atMs >= closedAt {
+			continue // the store refused to close it: it was over all the same (a restart may repair it later)
+		}
+		if cancels := x.cancelsOf(t); len(cancels) > 0 && cancels[0].SeqAt < seq {
+			return t, cancels[0], true
+		}
+	}
+	return nil, Cancel{}, false
+}
+
+func checkInboxReplays(x *index, v *violations) {
+	b := replayedInbox{lanes: map[harness.Lane][]string{}, kinds: map[string]harness.MessageKind{}}
+	said := map[string]bool{}
+	claimsOpen := false // between a step/start and its first non-claim event
+	var turn, step, nextTurnClaims int
+	closeClaims := func(e harness.Event) {
+		if claimsOpen && len(b.lanes[harness.LaneNextStep]) > 0 && !x.refusedIn(turn, step, harness.TypeInboxClaim) {
+			v.add(e.Seq, e.Time, "turn %d step %d left %d message(s) in the next-step lane unclaimed", turn, step, len(b.lanes[harness.LaneNextStep]))
+		}
+		claimsOpen = false
+	}
+	for _, e := range x.run.Log {
+		if _, claim := e.Data.(harness.InboxClaim); !claim {
+			closeClaims(e)
+		}
+		switch d := e.Data.(type) {
+		case harness.UserMessage:
+			said[d.Message.ID] = true
+		case harness.InboxPush:
+			if !said[d.MessageID] {
+				v.add(e.Seq, e.Time, "message %s pushed without its user/message", d.MessageID)
+			}
+			want := harness.LaneNextStep
+			switch {
+			case d.Kind == harness.KindFollowup:
+				want = harness.LaneNextTurn
+			case d.Kind == harness.KindSteer:
+				if _, _, aborted := x.abortedTurnAt(e.Seq); aborted {
+					want = harness.LaneNextTurn // the aborted turn takes no further step
+				}
+			}
+			if d.Lane != want && (x.run.Traced || d.Kind != harness.KindSteer) { // a log alone cannot tell when a turn was cancelled
+				v.add(e.Seq, e.Time, "a %s was pushed to the %s lane, not %s", d.Kind, d.Lane, want)
+			}
+			b.lanes[d.Lane] = append(b.lanes[d.Lane], d.MessageID)
+			b.kinds[d.MessageID] = d.Kind
+		case harness.StepStart:
+			turn, step, nextTurnClaims, claimsOpen = d.Turn, d.Step, 0, true
+		case harness.InboxClaim:
+			if d.Lane == harness.LaneNextTurn {
+				nextTurnClaims++
+				if d.Step > 1 || nextTurnClaims > 1 || (len(b.lanes[d.Lane]) > 0 && b.lanes[d.Lane][0] != d.MessageID) {
+					v.add(e.Seq, e.Time, "turn %d step %d claimed next-turn message %s: only a turn's first step takes one, the oldest", d.Turn, d.Step, d.MessageID)
+				}
+			}
+			if !b.remove(d.Lane, d.MessageID) {
+				v.add(e.Seq, e.Time, "turn %d step %d claimed %s, which is not in the %s lane", d.Turn, d.Step, d.MessageID, d.Lane)
+			}
+		case harness.InboxClear:
+			if !b.remove(d.Lane, d.MessageID) {
+				v.add(e.Seq, e.Time, "cleared %s, which is not in the %s lane", d.MessageID, d.Lane)
+			}
+		case harness.TurnEnd:
+			// In the simulator nothing runs between the turn's last look at the lane and its end;
+			// on real goroutines a send may land in between, so a log alone is not held to it.
+			if (d.Reason.Kind == harness.EndCompleted || d.Reason.Kind == harness.EndMaxTokens) && len(b.lanes[harness.LaneNextStep]) > 0 && x.run.Traced {
+				v.add(e.Seq, e.Time, "turn %d ended %s with %d message(s) waiting in the next-step lane", d.Turn, d.Reason.Kind, len(b.lanes[harness.LaneNextStep]))
+			}
+		}
+	}
+}
+
+// closeRefusedAt returns when the store first refused turn n's step/end or turn/end.
+func (x *index) closeRefusedAt(n int) (int64, bool) {
+	for _, f := range x.run.Trace.Refusals {
+		if f.Turn == n && (f.Type == harness.TypeStepEnd || f.Type == harness.TypeTurnEnd) {
+			return f.AtMs, true
+		}
+	}
+	return 0, false
+}
+
+// inboxAt replays the inbox up to (not including) the event at seq.
+func (x *index) inboxAt(seq int64) replayedInbox {
+	b := replayedInbox{lanes: map[harness.Lane][]string{}, kinds: map[string]harness.MessageKind{}}
+	for _, e := range x.run.Log {
+		if e.Seq >= seq {
+			break
+		}
+		switch d := e.Data.(type) {
+		case harness.InboxPush:
+			b.lanes[d.Lane] = append(b.lanes[d.Lane], d.MessageID)
+			b.kinds[d.MessageID] = d.Kind
+		case harness.InboxClaim:
+			b.remove(d.Lane, d.MessageID)
+		case harness.InboxClear:
+			b.remove(d.Lane, d.MessageID)
+		}
+	}
+	return b
+}
+
+// wakingPushes returns the seqs of followup and steer pushes in (after, before).
+func (x *index) wakingPushes(after, before int64) []int64 {
+	var seqs []int64
+	for _, e := range x.run.Log {
+		if e.Seq <= after || e.Seq >= before {
+			continue
+		}
+		if p, ok := e.Data.(harness.InboxPush); ok && p.Kind != harness.KindInject {
+			seqs = append(seqs, e.Seq)
+		}
+	}
+	return seqs
+}
+
+func checkWakeJustified(x *index, v *violations) {
+	var previous *turnIndex
+	for _, n := range x.turnOrder {
+		t := x.turns[n]
+		prev := previous
+		previous = t
+		if x.restartedBefore(t, prev) {
+			continue // a restarted agent wakes itself for the work its log left queued
+		}
+		if prev != nil && prev.end != nil && t.startSeq == prev.endSeq+1 {
+			if x.inboxAt(t.startSeq).pending() == 0 {
+				v.add(t.startSeq, t.startMs, "turn %d started straight after turn %d with nothing in the inbox", n, prev.number)
+			}
+			continue
+		}
+		after := int64(0)
+		if prev != nil {
+			after = prev.endSeq
+			if prev.end == nil {
+				continue // the previous turn never ended: turn-settled reports it
+			}
+			if _, c, aborted := x.abortedTurnAt(prev.endSeq); aborted {
+				after = c.SeqAt // a waking send after the abort was latched
+			}
+		}
+		if len(x.wakingPushes(after, t.startSeq)) == 0 {
+			v.add(t.startSeq, t.startMs, "turn %d started although no followup or steer woke the agent", n)
+		}
+	}
+}
+
+// restartedBefore reports whether a restart happened between the previous turn and t.
+func (x *index) restartedBefore(t, prev *turnIndex) bool {
+	for _, r := range x.run.Trace.Restarts {
+		if r.Err == "" && r.AtMs <= t.startMs && (prev == nil || prev.end == nil || r.AtMs >= prev.endMs) {
+			return true
+		}
+	}
+	return false
+}
+
+func checkLatchedWakeServed(x *index, v *violations) {
+	for i, n := range x.turnOrder {
+		t := x.turns[n]
+		if t.end == nil || t.end.Reason.Kind != harness.EndAborted {
+			continue
+		}
+		cancels := x.cancelsOf(t)
+		if len(cancels) == 0 || cancels[0].Kind == harness.CauseDisposed || x.disposedBefore(t.endSeq) {
+			continue
+		}
+		latched := x.wakingPushes(cancels[0].SeqAt, t.endSeq)
+		if len(latched) == 0 || x.inboxAt(t.endSeq+1).pending() == 0 {
+			continue
+		}
+		for _, c := range cancels[1:] {
+			if !c.KeepInbox {
+				latched = nil // a later cancel cleared the inbox and the latch
+			}
+		}
+		// The latch is replayed the moment the aborted turn ends: the next turn starts at that
+		// very instant (a crash then aside, which wakes the restarted agent instead).
+		servedAt := int64(-1)
+		if i+1 < len(x.turnOrder) {
+			servedAt = x.turns[x.turnOrder[i+1]].startMs
+		}
+		if len(latched) > 0 && servedAt != t.endMs && !x.crashedAt(t.endMs) {
+			v.add(latched[0], t.endMs, "a waking send during aborted turn %d was latched, but no turn started when it ended though its work is queued", n)
+		}
+	}
+}
+
+// crashedAt reports whether the agent crashed at atMs.
+func (x *index) crashedAt(atMs int64) bool {
+	for _, c := range x.run.Trace.Crashes {
+		if c.AtMs == atMs {
+			return true
+		}
+	}
+	return false
+}
+
+// disposedBefore reports whether the agent was disposed before the event at seq.
+func (x *index) disposedBefore(seq int64) bool {
+	for _, c := range x.run.Trace.Cancels {
+		if c.Kind == harness.CauseDisposed && c.SeqAt < seq {
+			return true
+		}
+	}
+	return false
+}
+
+func checkAgentErrorEmitted(x *index, v *violations) {
+	for _, n := range x.turnOrder {
+		t := x.turns[n]
+		if t.end == nil || t.end.Reason.Kind != harness.EndError {
+			continue
+		}
+		found := false
+		for _, e := range x.run.Trace.AgentErrors {
+			found = found || (e.Turn == n && e.AtMs == t.endMs)
+		}
+		if !found {
+			v.add(t.endSeq, t.endMs, "turn %d ended in error (%s) but no agent/error reached the watchers", n, t.end.Reason.Error.Code)
+		}
+	}
+}

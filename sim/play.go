@@ -1,0 +1,280 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"time"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/properties"
+)
+
+// world is one schedule being played: the agent (its current incarnation, if crashes restart
+// it), the store that holds what is durable, and the tracer watching it all.
+type world struct {
+	schedule Schedule
+	rt       harness.Runtime
+	// scheduler is the deterministic scheduler, or nil on another runtime (which cannot kill a
+	// group of tasks, so crash actions are skipped there).
+	scheduler *Scheduler
+	tracer    *tracer
+	store     *simStore // the current incarnation's
+	provider  *planProvider
+	// keepDurable is set when the plan crashes the agent: then disk holds the log as a disk
+	// would, every line written (a torn last one included), and armed is a crash waiting for the
+	// next append of an agent task.
+	keepDurable bool
+	disk        []byte
+	armed       *faults.Action
+	// refusedCount counts, per refusal window, the appends it refused.
+	refusedCount map[int]int
+	// acknowledged are the current incarnation's events whose append returned (its history too).
+	acknowledged []harness.Event
+
+	agent       *harness.Agent
+	process     *Process // the current incarnation's tasks (nil off the scheduler)
+	incarnation int
+	// life ends when the current incarnation dies: waits on it (WhenIdle) stop then.
+	life    context.Context
+	endLife context.CancelCauseFunc
+	down    bool // between a crash and its restart, or for good if the restart failed
+	failed  bool // a restart failed: the agent stays down
+	// host receives restart requests; its task restarts the agent after the requested delay.
+	host      harness.Queue
+	restarted harness.Queue
+	disposed  bool
+
+	watchers     int
+	watchersDone harness.Queue
+	cancelWait   context.CancelCauseFunc
+	pastDeadline bool
+}
+
+// errCrashed ends an incarnation's life: its process died.
+var errCrashed = errors.New("sim: the agent's process crashed")
+
+func newWorld(schedule Schedule, rt harness.Runtime, scheduler *Scheduler) *world {
+	t := newTracer(rt)
+	w := &world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t}
+	w.provider = &planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan}
+	w.keepDurable = w.plansCrashes()
+	w.refusedCount = map[int]int{}
+	return w
+}
+
+// plansCrashes reports whether the plan crashes the agent (on a runtime that can).
+func (w *world) plansCrashes() bool {
+	if w.scheduler == nil {
+		return false
+	}
+	for _, a := range w.schedule.Plan.Actions {
+		if a.Kind == faults.ActCrash {
+			return true
+		}
+	}
+	return false
+}
+
+// play builds the world and plays it: the user's actions in time order, then the liveness
+// phase. It runs in a task of the world's runtime. The agent is in place as soon as it exists,
+// so a run that ends early still leaves its log behind.
+func (w *world) play() {
+	plan := w.schedule.Plan
+	if err := w.startIncarnation(nil); err != nil {
+		panic(fmt.Sprintf("sim: invariant: a validated schedule built no agent: %v", err))
+	}
+	w.watchersDone = w.rt.NewQueue("idle watchers")
+	w.restarted = w.rt.NewQueue("restarts")
+	if w.keepDurable {
+		w.host = w.rt.NewQueue("host")
+		w.rt.Go("host", w.serveRestarts)
+	}
+	for i, a := range plan.Actions {
+		if wait := ms(a.AtMs) - w.tracer.elapsed(); wait > 0 {
+			w.rt.Sleep(wait)
+		}
+		w.perform(i+1, a)
+	}
+	settled := w.awaitSettled(ms(plan.HorizonMs + livenessBoundMs))
+	if w.host != nil {
+		w.host.Put(stopHost{})
+	}
+	if !settled {
+		return
+	}
+	now := w.tracer.nowMs()
+	w.tracer.mu.Lock()
+	w.tracer.trace.IdleAtMs = now
+	w.tracer.mu.Unlock()
+	for range w.watchers {
+		w.watchersDone.Get(context.Background())
+	}
+}
+
+// awaitSettled waits until the current incarnation is idle, through crashes and restarts, or
+// until the deadline. It reports whether the agent settled in time.
+func (w *world) awaitSettled(deadline time.Duration) bool {
+	timerCtx, stopTimer := context.WithCancelCause(context.Background())
+	defer stopTimer(errLivenessDeadline)
+	w.rt.Go("liveness deadline", func() {
+		if w.rt.Sleep(deadline-w.tracer.elapsed(), timerCtx) == nil {
+			w.pastDeadline = true
+			if w.cancelWait != nil {
+				w.cancelWait(errLivenessDeadline)
+			}
+		}
+	})
+	for !w.pastDeadline {
+		if w.down {
+			if w.failed {
+				return false
+			}
+			w.restarted.Get(context.Background())
+			continue
+		}
+		ctx, cancel := context.WithCancelCause(w.life)
+		w.cancelWait = cancel
+		err := w.agent.WhenIdle(ctx)
+		cancel(nil)
+		w.cancelWait = nil
+		if err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// startIncarnation builds an agent (from history, after a crash) on a fresh process.
+func (w *world) startIncarnation(history []harness.Event) error {
+	plan := w.schedule.Plan
+	w.incarnation++
+	incarnation := w.incarnation
+	var rt harness.Runtime = w.rt
+	if w.scheduler != nil {
+		w.process = w.scheduler.NewProcess(fmt.Sprintf("agent#%d", incarnation))
+		rt = w.process
+	}
+	policy := plan.Policy
+	var handlers []harness.RequestErrorHandler
+	if plan.CompactionBudget > 0 {
+		handlers = append(handlers, &harness.CompactionHandler{BudgetPerStep: plan.CompactionBudget})
+	}
+	t := w.tracer
+	w.store = &simStore{world: w}
+	agent, err := harness.New(harness.Config{
+		Provider:             w.provider,
+		Runtime:              tracingRuntime{Runtime: rt, tracer: t, session: func() *harness.Session { return w.agent.Session() }},
+		Random:               rand.New(rand.NewSource(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16))),
+		Store:                w.store,
+		RetryPolicy:          &policy,
+		Handlers:             handlers,
+		Tools:                planTools(w.rt, t),
+		MaxParallelToolCalls: plan.MaxParallelToolCalls,
+		OnError: func(e harness.AgentError) {
+			if incarnation == w.incarnation && !w.down {
+				t.agentError(e)
+			}
+		},
+		History: history,
+	})
+	if err != nil {
+		return err
+	}
+	agent.Session().Observe(func(e harness.Event) {
+		if r, ok := e.Data.(harness.ToolResult); ok && r.Error != nil && r.Error.Code == harness.CodeToolNotFound {
+			t.strike(faults.ToolUnknown)
+		}
+		if w.keepDurable {
+			w.acknowledged = append(w.acknowledged, e)
+		}
+	})
+	w.agent = agent
+	if w.keepDurable {
+		w.acknowledged = agent.Session().Events() // the history and crash repair's events
+	}
+	w.life, w.endLife = context.WithCancelCause(context.Background())
+	w.down = false
+	return nil
+}
+
+// perform does one action and records it in the trace.
+func (w *world) perform(action int, a faults.Action) {
+	t := w.tracer
+	agent := w.agent
+	seqAt := int64(agent.Session().Len())
+	if w.down {
+		seqAt = int64(bytes.Count(w.disk, []byte{'\n'})) // the log is what the disk holds
+	}
+	switch a.Kind {
+	case faults.ActFollowup, faults.ActSteer, faults.ActInject:
+		t.strike(a.Fault)
+		send := properties.Send{Action: action, AtMs: t.nowMs(), SeqAt: seqAt, Kind: a.Kind}
+		switch {
+		case w.down && w.disposed:
+			send.Err = harness.ErrDisposed.Error()
+		case w.down:
+			send.Err = "the agent is down (crashed, not yet restarted)"
+		default:
+			if id, err := agent.Send(harness.MessageKind(a.Kind), a.Text); err != nil {
+				send.Err = err.Error()
+			} else {
+				send.MessageID = id
+			}
+		}
+		t.record(func(tr *properties.Trace) { tr.Sends = append(tr.Sends, send) })
+	case faults.ActCancel, faults.ActDispose, faults.ActPluginEnd:
+		t.strike(a.Fault)
+		status := agent.Status()
+		c := properties.Cancel{Action: action, AtMs: t.nowMs(), SeqAt: seqAt, Kind: a.Cause, Reason: a.Reason, KeepInbox: a.KeepInbox, Running: status.Running && !w.down, Turn: status.Turn}
+		switch a.Kind {
+		case faults.ActDispose:
+			c.Kind, c.KeepInbox = harness.CauseDisposed, true
+			w.disposed = true
+		case faults.ActPluginEnd:
+			c.Kind = "plugin-end"
+		}
+		t.record(func(tr *properties.Trace) { tr.Cancels = append(tr.Cancels, c) })
+		if w.down {
+			return
+		}
+		switch a.Kind {
+		case faults.ActCancel:
+			agent.Cancel(harness.CancelCause{Kind: a.Cause, Reason: a.Reason}, a.KeepInbox)
+		case faults.ActDispose:
+			agent.Dispose()
+		case faults.ActPluginEnd:
+			agent.DisposeRetryPlugin()
+		}
+	case faults.ActWaitIdle:
+		if w.down {
+			return
+		}
+		life := w.life
+		w.watchers++
+		w.rt.Go("idle watcher", func() {
+			defer w.watchersDone.Put(nil)
+			if agent.WhenIdle(life) == nil {
+				running, now := agent.Status().Running, t.nowMs()
+				t.record(func(tr *properties.Trace) {
+					tr.IdleReturns = append(tr.IdleReturns, properties.IdleReturn{AtMs: now, ToolsRunning: t.toolsRunning, Running: running})
+				})
+			}
+		})
+	case faults.ActCrash:
+		if w.scheduler == nil || w.down || w.disposed {
+			return
+		}
+		if a.InAppend {
+			crash := a
+			w.armed = &crash
+			return
+		}
+		w.crash(a)
+	default:
+		panic(fmt.Sprintf("sim: invariant: a validated plan has an action of kind %q", a.Kind))
+	}
+}
