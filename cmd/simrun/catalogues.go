@@ -10,7 +10,8 @@ import (
 )
 
 func runFaults(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("faults", "faults", stderr)
+	fs := newFlagSet("faults", "faults [-markdown]", stderr)
+	markdown := fs.Bool("markdown", false, "print a Markdown table (as in the README)")
 	positional, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -18,14 +19,22 @@ func runFaults(args []string, stdout, stderr io.Writer) int {
 	if len(positional) > 0 {
 		return usageError(stderr, "faults takes no arguments, got %q", strings.Join(positional, " "))
 	}
+	if *markdown {
+		fmt.Fprintln(stdout, "| fault | group | what it does |\n| --- | --- | --- |")
+	}
 	for _, f := range faults.Catalogue() {
-		fmt.Fprintf(stdout, "%-30s %-9s %s\n", f.Name, f.Group, f.Doc)
+		if *markdown {
+			fmt.Fprintf(stdout, "| `%s` | %s | %s |\n", f.Name, f.Group, f.Doc)
+		} else {
+			fmt.Fprintf(stdout, "%-30s %-9s %s\n", f.Name, f.Group, f.Doc)
+		}
 	}
 	return exitOK
 }
 
 func runProperties(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("properties", "properties", stderr)
+	fs := newFlagSet("properties", "properties [-markdown]", stderr)
+	markdown := fs.Bool("markdown", false, "print a Markdown table (as in the README)")
 	positional, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -33,8 +42,19 @@ func runProperties(args []string, stdout, stderr io.Writer) int {
 	if len(positional) > 0 {
 		return usageError(stderr, "properties takes no arguments, got %q", strings.Join(positional, " "))
 	}
+	if *markdown {
+		fmt.Fprintln(stdout, "| property | what it protects | log only |\n| --- | --- | --- |")
+	}
 	for _, p := range properties.Catalogue() {
-		fmt.Fprintf(stdout, "%-26s %s\n", p.Name, p.Doc)
+		logOnly := ""
+		if properties.LogOnly(p.Name) {
+			logOnly = "yes"
+		}
+		if *markdown {
+			fmt.Fprintf(stdout, "| `%s` | %s | %s |\n", p.Name, p.Doc, logOnly)
+		} else {
+			fmt.Fprintf(stdout, "%-26s %s\n", p.Name, p.Doc)
+		}
 	}
 	return exitOK
 }

@@ -19,7 +19,8 @@ func setPlant(name string) error {
 }
 
 func runPlants(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("plants", "plants", stderr)
+	fs := newFlagSet("plants", "plants [-markdown]", stderr)
+	markdown := fs.Bool("markdown", false, "print a Markdown table (as in the README)")
 	positional, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)
@@ -27,8 +28,15 @@ func runPlants(args []string, stdout, stderr io.Writer) int {
 	if len(positional) > 0 {
 		return usageError(stderr, "plants takes no arguments, got %q", strings.Join(positional, " "))
 	}
+	if *markdown {
+		fmt.Fprintln(stdout, "| planted bug | caught by | defect |\n| --- | --- | --- |")
+	}
 	for _, b := range plant.Catalogue {
-		fmt.Fprintf(stdout, "%-30s caught by %-26s %s\n", b.Name, b.Property, b.Doc)
+		if *markdown {
+			fmt.Fprintf(stdout, "| `%s` | `%s` | %s |\n", b.Name, b.Property, b.Doc)
+		} else {
+			fmt.Fprintf(stdout, "%-30s caught by %-26s %s\n", b.Name, b.Property, b.Doc)
+		}
 	}
 	return exitOK
 }

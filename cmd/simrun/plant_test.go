@@ -15,15 +15,15 @@ import (
 // then shows the timeline and the same violation.
 func TestPlantedFailureGivesOneCommandThatReproducesIt(t *testing.T) {
 	defer setPlant("")
-	code, _, errOut := simrun("run", "-seeds", "300", "-plant", "drain-skipped")
+	code, _, errOut := simrun("run", "-seeds", "100", "-plant", "wait-before-retry-record")
 	require.Equal(t, exitViolation, code)
-	assert.Contains(t, errOut, "drain-real-results")
-	command := regexp.MustCompile(`reproduce: go run -tags plantedbugs ./cmd/simrun (repro -seed \d+ -plant drain-skipped)`).FindStringSubmatch(errOut)
+	assert.Contains(t, errOut, "durable-before-wait")
+	command := regexp.MustCompile(`reproduce: go run -tags plantedbugs ./cmd/simrun (repro -seed \d+ -plant wait-before-retry-record)`).FindStringSubmatch(errOut)
 	require.NotNil(t, command, errOut)
 
 	code, out, _ := simrun(strings.Fields(command[1])...)
 	assert.Equal(t, exitViolation, code)
-	assert.Contains(t, out, "drain-real-results")
+	assert.Contains(t, out, "durable-before-wait")
 	assert.Contains(t, out, "turn/start 1")
 }
 

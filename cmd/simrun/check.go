@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/filestore"
+	"github.com/turnsim/turnsim/properties"
+)
+
+// checkReport is what `simrun check -json` prints: one entry per file, in argument order, and the
+// total number of violations. The keys are stable; scripts may rely on them.
+type checkReport struct {
+	Files      []fileCheck `json:"files"`
+	Violations int         `json:"violations"`
+}
+
+// fileCheck is the verdict on one session log.
+type fileCheck struct {
+	File string `json:"file"`
+	// Events is how many events the file holds (a torn last line not counted).
+	Events     int             `json:"events"`
+	Violations []lineViolation `json:"violations"`
+	// Torn is whether the last line was torn (no newline: a write cut short by a crash).
+	Torn bool `json:"torn"`
+	// PropertiesChecked is false when the invariant layer refused an event: the properties
+	// assume a well-formed log, so they are not run on one that is not.
+	PropertiesChecked bool `json:"propertiesChecked"`
+	// Error says why the file could not be checked at all (it is unreadable).
+	Error string `json:"error,omitempty"`
+
+	torn *filestore.Torn
+}
+
+// lineViolation is one broken rule: the line of the event to blame (0 when no single event is),
+// the invariant rule or property name, and what is wrong.
+type lineViolation struct {
+	Line    int    `json:"line"`
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("check", "check [-json] FILE…", stderr)
+	asJSON := fs.Bool("json", false, "print the results as one JSON object on stdout")
+	files, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err)
+	}
+	if len(files) == 0 {
+		return usageError(stderr, "check needs at least one session log: simrun check FILE…")
+	}
+	report := checkReport{Files: make([]fileCheck, 0, len(files))}
+	code := exitOK
+	for _, path := range files {
+		c := checkFile(path)
+		report.Files = append(report.Files, c)
+		report.Violations += len(c.Violations)
+		switch {
+		case c.Error != "":
+			fmt.Fprintf(stderr, "%s: unreadable: %s\n", path, c.Error)
+			code = exitUsage
+		case len(c.Violations) > 0 && code == exitOK:
+			code = exitViolation
+		}
+		if c.torn != nil {
+			fmt.Fprintf(stderr, "%s: line %d: torn last line (a write cut short by a crash); checked the lines before it\n", path, c.torn.Line)
+		}
+		if !*asJSON && c.Error == "" {
+			printFileCheck(stdout, c)
+		}
+	}
+	if *asJSON {
+		out, err := json.MarshalIndent(report, "", "  ")
+		if err != nil {
+			panic("simrun: invariant: the check report always encodes: " + err.Error())
+		}
+		fmt.Fprintf(stdout, "%s\n", out)
+	}
+	return code
+}
+
+func printFileCheck(w io.Writer, c fileCheck) {
+	for _, v := range c.Violations {
+		if v.Line > 0 {
+			fmt.Fprintf(w, "%s:%d: %s: %s\n", c.File, v.Line, v.Rule, v.Message)
+		} else {
+			fmt.Fprintf(w, "%s: %s: %s\n", c.File, v.Rule, v.Message)
+		}
+	}
+	verdict := "ok"
+	if n := len(c.Violations); n > 0 {
+		verdict = fmt.Sprintf("%d violation%s", n, plural(n))
+	}
+	if !c.PropertiesChecked {
+		verdict += " (properties not checked: the invariant layer refused events, and the properties assume a well-formed log)"
+	}
+	fmt.Fprintf(w, "%s: %d event%s, %s\n", c.File, c.Events, plural(c.Events), verdict)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// checkFile reads one session log without changing it, decodes every complete line, replays the
+// events through the invariant layer and then, if the layer took every one, checks the properties
+// that need nothing but the log.
+func checkFile(path string) fileCheck {
+	c := fileCheck{File: path, Violations: []lineViolation{}}
+	if info, err := os.Stat(path); err != nil {
+		c.Error = pathErrorText(err)
+		return c
+	} else if info.IsDir() {
+		c.Error = "is a directory, not a session log"
+		return c
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		c.Error = pathErrorText(err)
+		return c
+	}
+	events, torn, err := filestore.Scan(path, data)
+	if err != nil {
+		var format *filestore.FormatError
+		if !errors.As(err, &format) {
+			panic("simrun: invariant: filestore.Scan fails only with a *FormatError: " + err.Error())
+		}
+		c.Error = oneLine(fmt.Sprintf("line %d: %s", format.Line, format.Reason))
+		return c
+	}
+	c.Events, c.torn, c.Torn = len(events), torn, torn != nil
+	c.Violations = append(c.Violations, replayInvariants(events)...)
+	if len(c.Violations) > 0 {
+		return c
+	}
+	c.PropertiesChecked = true
+	complete := data
+	if torn != nil {
+		complete = data[:len(data)-torn.Bytes]
+	}
+	lineOfSeq := make(map[int64]int, len(events))
+	for i, e := range events {
+		lineOfSeq[e.Seq] = i + 1
+	}
+	for _, v := range properties.CheckLog(events, complete) {
+		c.Violations = append(c.Violations, lineViolation{Line: lineOfSeq[v.Seq], Rule: v.Property, Message: oneLine(v.Message)})
+	}
+	sort.SliceStable(c.Violations, func(i, j int) bool { return lineOrder(c.Violations[i].Line) < lineOrder(c.Violations[j].Line) })
+	return c
+}
+
+// replayInvariants runs events through a fresh invariant layer and reports every refusal, not
+// just the first: a refused event is not taken into the layer's state, and the replay goes on, so
+// independent breakages in one file are all found.
+//
+// The seq rule is judged against the file's own numbering (each line's seq follows the previous
+// line's, whether or not that event was refused), and the layer sees every event renumbered to
+// follow what it accepted: so a refused event, or one gap in the numbering, is reported once
+// instead of making every later line "out of sequence".
+func replayInvariants(events []harness.Event) []lineViolation {
+	var found []lineViolation
+	v := harness.NewValidator()
+	var previousSeq, accepted int64
+	for i, e := range events {
+		line := i + 1
+		if e.Seq != previousSeq+1 {
+			found = append(found, lineViolation{line, harness.RuleSeq, fmt.Sprintf("%s: seq %d does not follow %d", e.Type, e.Seq, previousSeq)})
+		}
+		previousSeq = e.Seq
+		renumbered := e
+		renumbered.Seq = accepted + 1
+		err := v.Append(renumbered)
+		var refusal *harness.InvariantError
+		switch {
+		case err == nil:
+			accepted++
+		case errors.As(err, &refusal):
+			found = append(found, lineViolation{line, refusal.Rule, oneLine(e.Type + ": " + refusal.Reason)})
+		default:
+			panic("simrun: invariant: the invariant layer refuses only with *harness.InvariantError: " + err.Error())
+		}
+	}
+	return found
+}
+
+// lineOrder sorts file-level violations (line 0) after the line-level ones.
+func lineOrder(line int) int {
+	if line == 0 {
+		return int(^uint(0) >> 1)
+	}
+	return line
+}
+
+// oneLine keeps a message on its line, whatever text from the log it quotes.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+}
+
+// pathErrorText is an os error without the operation and path, which the message already names.
+func pathErrorText(err error) string {
+	var pathErr *os.PathError
+	if errors.As(err, &pathErr) {
+		return pathErr.Err.Error()
+	}
+	return err.Error()
+}
