@@ -123,3 +123,20 @@ func TestPlanValidationNamesTheField(t *testing.T) {
 		})
 	}
 }
+
+func TestPlanValidationBoundsEverything(t *testing.T) {
+	base := func() Plan {
+		return Plan{Policy: harness.DefaultRetryPolicy(), HorizonMs: 1000, Answers: []Answer{{Chunks: 1, Finish: harness.FinishCompleted}}, Actions: []Action{{Kind: ActFollowup}}}
+	}
+	for name, edit := range map[string]func(p *Plan){
+		"huge horizon":       func(p *Plan) { p.HorizonMs = 9223372036854 },
+		"countless chunks":   func(p *Plan) { p.Answers[0].Chunks = 2_000_000_000 },
+		"an eternal chunk":   func(p *Plan) { p.Answers[0].ChunkDelayMs = 1 << 40 },
+		"action past end":    func(p *Plan) { p.Actions[0].AtMs = 5000 },
+		"absurd retry-after": func(p *Plan) { p.Answers[0].Fail = &Fail{Code: "RATE_LIMIT", RetryAfterMs: 1e300} },
+	} {
+		p := base()
+		edit(&p)
+		assert.Error(t, p.Validate(), name)
+	}
+}

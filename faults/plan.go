@@ -128,6 +128,16 @@ var (
 	UnknownTool    = "frobnicate"
 )
 
+// Bounds on a plan, so a hand-edited schedule file cannot overflow virtual time or run forever.
+const (
+	HorizonMsMax  = 24 * 60 * 60 * 1000 // a day of virtual time
+	DurationMsMax = 60 * 60 * 1000      // an hour: a chunk delay, a tool latency, a restart delay
+	EntriesMax    = 10_000              // answers, actions or refusal windows in a plan
+	ChunksMax     = 1_000               // text chunks in one answer
+	CallsMax      = 100                 // tool calls in one answer
+	RetryAfterMax = float64(1<<31 - 1)  // a provider hint's magnitude: harness.TimerCeilingMs
+)
+
 // Validate refuses a plan the simulator cannot play faithfully, naming the field.
 func (p Plan) Validate() error {
 	if err := p.Policy.Validate(); err != nil {
@@ -138,8 +148,10 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("faults: plan: maxParallelToolCalls %d is negative", p.MaxParallelToolCalls)
 	case p.CompactionBudget < 0:
 		return fmt.Errorf("faults: plan: compactionBudget %d is negative", p.CompactionBudget)
-	case p.HorizonMs < 0:
-		return fmt.Errorf("faults: plan: horizonMs %d is negative", p.HorizonMs)
+	case p.HorizonMs < 0 || p.HorizonMs > HorizonMsMax:
+		return fmt.Errorf("faults: plan: horizonMs %d is outside [0, %d]", p.HorizonMs, HorizonMsMax)
+	case len(p.Answers) > EntriesMax || len(p.Actions) > EntriesMax || len(p.Refusals) > EntriesMax:
+		return fmt.Errorf("faults: plan: more than %d answers, actions or refusals", EntriesMax)
 	}
 	for i, a := range p.Answers {
 		if err := a.validate(); err != nil {
@@ -147,12 +159,15 @@ func (p Plan) Validate() error {
 		}
 	}
 	for i, a := range p.Actions {
+		if a.AtMs > p.HorizonMs {
+			return fmt.Errorf("faults: plan: actions[%d]: atMs %d is after the horizon %d (faults stop there)", i, a.AtMs, p.HorizonMs)
+		}
 		if err := a.validate(); err != nil {
 			return fmt.Errorf("faults: plan: actions[%d]: %w", i, err)
 		}
 	}
 	for i, w := range p.Refusals {
-		if w.FromMs < 0 || w.UntilMs < w.FromMs {
+		if w.FromMs < 0 || w.UntilMs < w.FromMs || w.UntilMs > HorizonMsMax {
 			return fmt.Errorf("faults: plan: refusals[%d]: window [%d, %d) is not a forward span of time", i, w.FromMs, w.UntilMs)
 		}
 		if w.Type != "" && !slices.Contains(RefusableTypes, w.Type) {
@@ -172,17 +187,19 @@ func (a Answer) validate() error {
 		}
 	}
 	switch {
-	case a.Chunks < 0:
-		return fmt.Errorf("chunks %d is negative", a.Chunks)
-	case a.ChunkDelayMs < 0:
-		return fmt.Errorf("chunkDelayMs %d is negative", a.ChunkDelayMs)
+	case a.Chunks < 0 || a.Chunks > ChunksMax:
+		return fmt.Errorf("chunks %d is outside [0, %d]", a.Chunks, ChunksMax)
+	case a.ChunkDelayMs < 0 || a.ChunkDelayMs > DurationMsMax:
+		return fmt.Errorf("chunkDelayMs %d is outside [0, %d]", a.ChunkDelayMs, DurationMsMax)
+	case len(a.Calls) > CallsMax:
+		return fmt.Errorf("%d calls is more than %d", len(a.Calls), CallsMax)
 	}
 	if a.Fail != nil {
 		if a.Fail.Code == "" && !a.Fail.Plain {
 			return fmt.Errorf("fail.code is empty")
 		}
-		if math.IsNaN(a.Fail.RetryAfterMs) || math.IsInf(a.Fail.RetryAfterMs, 0) {
-			return fmt.Errorf("fail.retryAfterMs is not finite")
+		if math.IsNaN(a.Fail.RetryAfterMs) || math.Abs(a.Fail.RetryAfterMs) > RetryAfterMax {
+			return fmt.Errorf("fail.retryAfterMs %g is not finite and within ±%g", a.Fail.RetryAfterMs, RetryAfterMax)
 		}
 		return nil
 	}
@@ -195,8 +212,8 @@ func (a Answer) validate() error {
 		if c.Name == "" {
 			return fmt.Errorf("calls[%d]: name is empty", j)
 		}
-		if c.LatencyMs < 0 {
-			return fmt.Errorf("calls[%d]: latencyMs %d is negative", j, c.LatencyMs)
+		if c.LatencyMs < 0 || c.LatencyMs > DurationMsMax {
+			return fmt.Errorf("calls[%d]: latencyMs %d is outside [0, %d]", j, c.LatencyMs, DurationMsMax)
 		}
 		switch c.Outcome {
 		case OutcomeOK, OutcomeError, OutcomePanic:
@@ -219,8 +236,8 @@ func (a Action) validate() error {
 			return fmt.Errorf("crash written %q is not none, whole or torn", a.Written)
 		case !a.InAppend && a.Written != "":
 			return fmt.Errorf("a crash outside an append writes nothing; written must be empty")
-		case a.RestartAfterMs < 0:
-			return fmt.Errorf("restartAfterMs %d is negative", a.RestartAfterMs)
+		case a.RestartAfterMs < 0 || a.RestartAfterMs > DurationMsMax:
+			return fmt.Errorf("restartAfterMs %d is outside [0, %d]", a.RestartAfterMs, DurationMsMax)
 		}
 	case ActCancel:
 		switch a.Cause {

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -182,8 +183,13 @@ func checkRetryBudget(x *index, v *violations) {
 		requests[[2]int{r.Turn, r.Step}]++
 	}
 	allowed := 1 + p.MaxRetries + x.run.CompactionBudget
-	for key, n := range requests {
-		if n > allowed {
+	keys := make([][2]int, 0, len(requests))
+	for key := range requests {
+		keys = append(keys, key)
+	}
+	slices.SortFunc(keys, func(a, b [2]int) int { return cmp.Or(a[0]-b[0], a[1]-b[1]) }) // violations in a stable order
+	for _, key := range keys {
+		if n := requests[key]; n > allowed {
 			v.add(0, -1, "turn %d step %d sent %d requests; normal mode allows %d", key[0], key[1], n, allowed)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"slices"
 
 	"github.com/turnsim/turnsim/faults"
 )
@@ -67,7 +68,13 @@ func (s Schedule) Validate() error {
 	if s.Strategy != StrategyUniform {
 		return fmt.Errorf("sim: schedule strategy %q is unknown (known: %s)", s.Strategy, StrategyUniform)
 	}
-	for name, rate := range s.Swarm {
+	names := make([]string, 0, len(s.Swarm))
+	for name := range s.Swarm {
+		names = append(names, name)
+	}
+	slices.Sort(names) // so the same bad file always gets the same message
+	for _, name := range names {
+		rate := s.Swarm[name]
 		if _, ok := faults.Lookup(name); !ok {
 			return fmt.Errorf("sim: schedule swarm: unknown fault %q", name)
 		}

@@ -49,20 +49,25 @@ func runRepro(args []string, stdout, stderr io.Writer) int {
 	default:
 		return usageError(stderr, "repro needs -seed S or one schedule file")
 	}
-	outcome := sim.RunSchedule(schedule)
-	if *logFile != "" {
-		if err := writeFileAtomic(*logFile, outcome.JSONL); err != nil {
-			return usageError(stderr, "-log: %v", err)
+	for _, out := range []struct{ flag, path string }{{"-log", *logFile}, {"-schedule", *scheduleFile}} {
+		if err := checkWritable(out.path); err != nil {
+			return usageError(stderr, "%s: %v", out.flag, err)
 		}
+	}
+	outcome := sim.RunSchedule(schedule)
+	var outputs []output
+	if *logFile != "" {
+		outputs = append(outputs, output{*logFile, outcome.JSONL})
 	}
 	if *scheduleFile != "" {
 		data, err := schedule.MarshalIndent()
-		if err == nil {
-			err = writeFileAtomic(*scheduleFile, append(data, '\n'))
-		}
 		if err != nil {
 			return usageError(stderr, "-schedule: %v", err)
 		}
+		outputs = append(outputs, output{*scheduleFile, append(data, '\n')})
+	}
+	if err := writeAll(outputs); err != nil {
+		return usageError(stderr, "%v", err)
 	}
 	fmt.Fprintf(stdout, "seed %d: %d events, %.3f s of virtual time, faults that struck: %s\n",
 		schedule.Seed, len(outcome.Log), outcome.VirtualDuration().Seconds(), strings.Join(outcome.Exercised, ", "))
@@ -78,20 +83,57 @@ func runRepro(args []string, stdout, stderr io.Writer) int {
 	return exitViolation
 }
 
-// writeFileAtomic writes data to path through a temporary file in the same folder, so a failed
-// write never leaves a half-written file where a good one was.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
+// checkWritable refuses, before anything runs, an output path whose folder does not exist or
+// that names a folder ("" is no output).
+func checkWritable(path string) error {
+	if path == "" {
+		return nil
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, bytes.NewReader(data)); err != nil {
-		tmp.Close()
-		return err
+	if info, err := os.Stat(filepath.Dir(path)); err != nil || !info.IsDir() {
+		return fmt.Errorf("cannot write %s: its folder %s does not exist", path, filepath.Dir(path))
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	if info, err := os.Stat(path); err == nil && info.IsDir() {
+		return fmt.Errorf("cannot write %s: it is a folder", path)
 	}
-	return os.Rename(tmp.Name(), path)
+	return nil
+}
+
+// output is a file to write.
+type output struct {
+	path string
+	data []byte
+}
+
+// writeAll writes every output through a temporary file beside it, and renames them into place
+// only once all are written: a failure leaves no file half-written and none written alone.
+func writeAll(outputs []output) error {
+	var temps []string
+	defer func() {
+		for _, t := range temps {
+			os.Remove(t)
+		}
+	}()
+	for _, o := range outputs {
+		tmp, err := os.CreateTemp(filepath.Dir(o.path), "."+filepath.Base(o.path)+".*")
+		if err != nil {
+			return fmt.Errorf("cannot write %s: %w", o.path, err)
+		}
+		temps = append(temps, tmp.Name())
+		_, err = io.Copy(tmp, bytes.NewReader(o.data))
+		if closeErr := tmp.Close(); err == nil {
+			err = closeErr
+		}
+		if err == nil {
+			err = os.Chmod(tmp.Name(), 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("cannot write %s: %w", o.path, err)
+		}
+	}
+	for i, o := range outputs {
+		if err := os.Rename(temps[i], o.path); err != nil {
+			return fmt.Errorf("cannot write %s: %w", o.path, err)
+		}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"sort"
@@ -91,10 +92,16 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *workers < 1 {
 		return usageError(stderr, "-workers %d: need at least 1 worker", *workers)
 	}
+	if opts.Start > math.MaxInt64-int64(opts.Count-1) {
+		return usageError(stderr, "-start %d with -seeds %d runs past the largest seed %d", opts.Start, opts.Count, int64(math.MaxInt64))
+	}
 	if *shard != "" {
 		if opts.Shard, err = sim.ParseShard(*shard); err != nil {
 			return usageError(stderr, "-shard: %v", err)
 		}
+	}
+	if len(opts.Seeds()) == 0 {
+		return usageError(stderr, "-shard %s of %d seed(s) selects no seed: use fewer shards or more seeds", *shard, opts.Count)
 	}
 	if opts.Faults, err = sel.apply(); err != nil {
 		return usageError(stderr, "%v", err)

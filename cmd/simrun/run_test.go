@@ -120,3 +120,22 @@ func TestCataloguesList(t *testing.T) {
 	require.Equal(t, exitOK, code)
 	assert.Contains(t, out, "durable-before-wait")
 }
+
+func TestReproRefusesAnUnwritableOutputBeforeWritingAnything(t *testing.T) {
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "a.jsonl")
+	code, out, errOut := simrun("repro", "-seed", "1", "-log", logPath, "-schedule", filepath.Join(dir, "missing", "s.json"))
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "does not exist")
+	assert.NoFileExists(t, logPath, "nothing written when one output cannot be")
+}
+
+func TestRunRefusesAnEmptyShardAndAnOverflowingRange(t *testing.T) {
+	code, _, errOut := simrun("run", "-seeds", "1", "-shard", "3/4")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "selects no seed")
+	code, _, errOut = simrun("run", "-start", "9223372036854775807", "-seeds", "2")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "runs past the largest seed")
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/turnsim/turnsim/harness"
@@ -53,8 +54,13 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	for _, e := range result.AgentErrors {
 		fmt.Fprintf(stderr, "agent/error turn %d (%s): %s\n", e.Turn, e.Source, harness.ErrorChain(e.Err))
 	}
-	for name, e := range result.ActionErrors {
-		fmt.Fprintf(stderr, "user action %q failed: %v\n", name, e)
+	names := make([]string, 0, len(result.ActionErrors))
+	for name := range result.ActionErrors {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(stderr, "user action %q failed: %v\n", name, result.ActionErrors[name])
 	}
 	return exitOK
 }
