@@ -4,7 +4,9 @@ package sim
 
 import (
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/turnsim/turnsim/internal/plant"
@@ -31,4 +33,22 @@ func TestEveryPlantedBugIsCaughtByItsProperty(t *testing.T) {
 			t.Fatalf("planted bug %s (%s) was not reported by %s within %d seeds", bug.Name, bug.Doc, bug.Property, plantedSeedsMax)
 		})
 	}
+}
+
+// A planted bug found by a run comes back as a smaller schedule that still breaks the property.
+func TestPlantedFailureShrinks(t *testing.T) {
+	require.NoError(t, plant.Set(plant.DrainSkipped))
+	defer plant.Set("")
+	for seed := int64(1); seed <= plantedSeedsMax; seed++ {
+		s := NewSchedule(seed, nil)
+		if !Fails(s, "drain-real-results") {
+			continue
+		}
+		r := Shrink(s, "drain-real-results", 20*time.Second)
+		t.Logf("seed %d: size %d → %d in %d runs (complete %v)", seed, r.SizeBefore, r.SizeAfter, r.Runs, r.Complete)
+		assert.Less(t, r.SizeAfter, r.SizeBefore)
+		assert.True(t, Fails(r.Schedule, "drain-real-results"), "the shrunk schedule still fails")
+		return
+	}
+	t.Fatal("drain-skipped never fired")
 }

@@ -3,7 +3,9 @@
 package main
 
 import (
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,13 +17,25 @@ import (
 // then shows the timeline and the same violation.
 func TestPlantedFailureGivesOneCommandThatReproducesIt(t *testing.T) {
 	defer setPlant("")
-	code, _, errOut := simrun("run", "-seeds", "100", "-plant", "wait-before-retry-record")
+	corpus := t.TempDir()
+	code, _, errOut := simrun("run", "-seeds", "100", "-plant", "wait-before-retry-record", "-corpus", corpus, "-shrink-time", "10s")
 	require.Equal(t, exitViolation, code)
+	saved := regexp.MustCompile(`minimised seed \d+ for durable-before-wait: size (\d+) → (\d+)`).FindStringSubmatch(errOut)
+	require.NotNil(t, saved, errOut)
+	before, _ := strconv.Atoi(saved[1])
+	after, _ := strconv.Atoi(saved[2])
+	assert.Less(t, after, before, "the corpus file's plan is smaller than the original")
+	files, err := filepath.Glob(filepath.Join(corpus, "durable-before-wait-seed*.json"))
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	code, out, _ := simrun("repro", "-plant", "wait-before-retry-record", files[0])
+	assert.Equal(t, exitViolation, code, "the saved schedule reproduces the failure")
+	assert.Contains(t, out, "durable-before-wait")
 	assert.Contains(t, errOut, "durable-before-wait")
 	command := regexp.MustCompile(`reproduce: go run -tags plantedbugs ./cmd/simrun (repro -seed \d+ -plant wait-before-retry-record)`).FindStringSubmatch(errOut)
 	require.NotNil(t, command, errOut)
 
-	code, out, _ := simrun(strings.Fields(command[1])...)
+	code, out, _ = simrun(strings.Fields(command[1])...)
 	assert.Equal(t, exitViolation, code)
 	assert.Contains(t, out, "durable-before-wait")
 	assert.Contains(t, out, "turn/start 1")
@@ -34,4 +48,19 @@ func TestPlantsListsEveryBug(t *testing.T) {
 	code, _, errOut := simrun("run", "-seeds", "1", "-plant", "no-such-bug")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, `unknown planted bug "no-such-bug"`)
+}
+
+func TestShrinkMinimisesAFailingScheduleFile(t *testing.T) {
+	defer setPlant("")
+	dir := t.TempDir()
+	original := filepath.Join(dir, "s.json")
+	code, _, _ := simrun("repro", "-seed", "1", "-plant", "wait-before-retry-record", "-schedule", original)
+	require.Equal(t, exitViolation, code)
+	minimised := filepath.Join(dir, "small.json")
+	code, _, errOut := simrun("shrink", "-plant", "wait-before-retry-record", "-time", "10s", "-o", minimised, original)
+	require.Equal(t, exitViolation, code, errOut)
+	assert.Contains(t, errOut, "for durable-before-wait: size")
+	code, out, _ := simrun("repro", "-plant", "wait-before-retry-record", minimised)
+	assert.Equal(t, exitViolation, code)
+	assert.Contains(t, out, "durable-before-wait")
 }

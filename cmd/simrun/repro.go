@@ -43,7 +43,7 @@ func runRepro(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return usageError(stderr, "schedule file: %v", err)
 		}
-		if schedule, err = sim.ParseSchedule(data); err != nil {
+		if schedule, _, err = sim.LoadSchedule(data); err != nil {
 			return usageError(stderr, "schedule file %s: %v", positional[0], err)
 		}
 	default:

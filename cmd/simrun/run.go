@@ -48,6 +48,26 @@ func (s *selection) apply() ([]string, error) {
 	return allowed, nil
 }
 
+// describe names the selection's flags, for a corpus file's foundBy.
+func (s *selection) describe() string {
+	var parts []string
+	if s.faults != "" {
+		parts = append(parts, "-faults "+s.faults)
+	}
+	if s.plant != "" {
+		parts = append(parts, "-plant "+s.plant)
+	}
+	return strings.Join(parts, " ")
+}
+
+// reproFileCommand is the command that replays a saved schedule under this selection.
+func (s *selection) reproFileCommand(path string) string {
+	if s.plant != "" {
+		return "go run -tags plantedbugs ./cmd/simrun repro -plant " + s.plant + " " + path
+	}
+	return "go run ./cmd/simrun repro " + path
+}
+
 // reproCommand is the one command that reproduces seed under this selection.
 func (s *selection) reproCommand(seed int64) string {
 	cmd := "go run ./cmd/simrun repro -seed " + fmt.Sprint(seed)
@@ -69,6 +89,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	shard := fs.String("shard", "", "run only this machine's share i/n of the seed range (for CI matrices)")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object on stdout")
 	determinism := fs.Bool("check-determinism", false, "run every seed twice and report any whose logs differ")
+	shrinkTime := fs.Duration("shrink-time", defaultShrinkTime, "how long to minimise the first failure before reporting it (0: do not)")
+	corpusDir := fs.String("corpus", "corpus", "save the minimised failure as a corpus file in this folder (\"\": do not)")
 	var sel selection
 	sel.register(fs)
 	positional, err := parseFlags(fs, args)
@@ -118,9 +140,33 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if summary.Violations > 0 {
 		printFailures(stderr, summary, &sel)
+		if *shrinkTime > 0 {
+			shrinkFirstFailure(stderr, summary, opts.Faults, *shrinkTime, *corpusDir, &sel)
+		}
 		return exitViolation
 	}
 	return exitOK
+}
+
+// shrinkFirstFailure minimises the first failing seed for its first property, and saves the
+// result to the corpus, so the failure comes back small and stays as a regression test.
+func shrinkFirstFailure(w io.Writer, s sim.Summary, allowed []string, budget time.Duration, corpusDir string, sel *selection) {
+	first := s.Failures[0]
+	property := first.Violations[0].Property
+	if property == sim.DeterminismProperty {
+		return // a nondeterministic seed cannot be shrunk by re-running it
+	}
+	r := sim.Shrink(sim.NewSchedule(first.Seed, allowed), property, budget)
+	fmt.Fprintf(w, "minimised seed %d for %s: size %d → %d in %d runs%s\n", first.Seed, property, r.SizeBefore, r.SizeAfter, r.Runs, completeness(r))
+	if corpusDir == "" {
+		return
+	}
+	path, err := sim.SaveToCorpus(corpusDir, corpusEntry(r, first.Seed, "simrun run "+sel.describe()))
+	if err != nil {
+		fmt.Fprintf(w, "simrun: could not save the minimised schedule: %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "saved %s; reproduce: %s\n", path, sel.reproFileCommand(path))
 }
 
 // printSummary writes the human form of the summary.

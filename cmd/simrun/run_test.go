@@ -104,7 +104,7 @@ func TestReproRefusesABadScheduleFileAndWritesNothing(t *testing.T) {
 }
 
 func TestPlantNeedsThePlantedBuild(t *testing.T) {
-	code, _, errOut := simrun("run", "-seeds", "5", "-plant", "drain-skipped")
+	code, _, errOut := simrun("run", "-seeds", "5", "-plant", "drain-skipped", "-corpus", "")
 	if code == exitUsage {
 		assert.Contains(t, errOut, "build with -tags plantedbugs")
 		return
