@@ -31,6 +31,9 @@ type Config struct {
 	Store Store
 	// RetryPolicy configures llm-retry; nil means DefaultRetryPolicy().
 	RetryPolicy *RetryPolicy
+	// RetryStrategy, if set, replaces RetryPolicy: llm-retry asks it how to retry (see
+	// RetryStrategy; package harness/zoo has published ones).
+	RetryStrategy RetryStrategy
 	// Handlers follow llm-retry in the request-error waterfall, in order.
 	Handlers []RequestErrorHandler
 	Tools    []Tool
@@ -137,7 +140,13 @@ func New(cfg Config) (*Agent, error) {
 			return nil, err
 		}
 	}
-	a.retry = newLlmRetry(policy, a.session, runtime, a.random)
+	strategy := cfg.RetryStrategy
+	if strategy == nil {
+		strategy = policy.Strategy()
+	} else if strategy.Key() == "" || (strategy.Mode() != ModeNormal && strategy.Mode() != ModeAlways) || (strategy.Mode() == ModeNormal && strategy.Budget() < 1) {
+		return nil, fmt.Errorf("harness: config: RetryStrategy needs a key, mode normal or always, and in normal mode a budget of at least 1 (got key %q, mode %q, budget %d)", strategy.Key(), strategy.Mode(), strategy.Budget())
+	}
+	a.retry = newLlmRetry(strategy, a.session, runtime, a.random)
 	if cfg.OnError != nil {
 		a.watchers = append(a.watchers, cfg.OnError)
 	}

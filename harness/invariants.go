@@ -3,6 +3,7 @@ package harness
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/turnsim/turnsim/internal/plant"
 )
@@ -41,10 +42,13 @@ type ChainKey struct {
 	PolicyKey string
 }
 
-// ChainState is where a retry chain stands: its retryId and the last retry number written.
+// ChainState is where a retry chain stands: its retryId, the last retry number written, the
+// delays it waited so far and when its first failure was recorded (Unix ms).
 type ChainState struct {
-	RetryID string
-	Retry   int
+	RetryID  string
+	Retry    int
+	DelaysMs []float64
+	FirstMs  int64
 }
 
 type startedKey struct {
@@ -350,7 +354,15 @@ func (v *Validator) apply(e Event) {
 		v.calls[d.CallID] = true
 	case LlmRetry:
 		key := ChainKey{d.Turn, d.Step, d.Provider, d.PolicyKey}
-		v.chains[key] = ChainState{RetryID: d.RetryID, Retry: d.Retry}
+		prior, continuing := v.chains[key]
+		state := ChainState{RetryID: d.RetryID, Retry: d.Retry, FirstMs: e.Time}
+		if continuing {
+			state.FirstMs = prior.FirstMs
+			state.DelaysMs = append(slices.Clip(prior.DelaysMs), d.DelayMs)
+		} else {
+			state.DelaysMs = []float64{d.DelayMs}
+		}
+		v.chains[key] = state
 		v.retryOwners[d.RetryID] = key
 		v.awaitingStart[startedKey{d.RetryID, d.Retry}] = StepStart{Turn: d.Turn, Step: d.Step}
 	case LlmRetryStarted:

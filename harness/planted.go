@@ -50,6 +50,13 @@ func (p *llmRetry) plantedRetryNumber(key ChainKey, code string, fromLog int) in
 	return p.memory[plantedCounterKey{key, code}]
 }
 
+// plantedIgnoresBudget is the budget-ignored bug: with the budget spent, a failure the seed's
+// policy would retry is retried anyway, with no record.
+func plantedIgnoresBudget(s RetryStrategy, f Failure) bool {
+	seed, ok := s.(SeedStrategy)
+	return plant.On(plant.BudgetIgnored) && ok && seed.Policy.retryable(f.Code)
+}
+
 // plantedRepairKind is how crash repair closes the open turn.
 func plantedRepairKind() string {
 	if plant.On(plant.RepairCompletesTurn) {

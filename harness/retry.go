@@ -18,7 +18,7 @@ var errPluginDisposed = errors.New("harness: llm-retry plugin disposed")
 // its own: where a chain stands is read from the session log, so a restart, a second plugin
 // instance or a crash can never reset a budget.
 type llmRetry struct {
-	policy    RetryPolicy
+	strategy  RetryStrategy
 	policyKey string
 	session   *Session
 	runtime   Runtime
@@ -28,11 +28,11 @@ type llmRetry struct {
 	memory    map[plantedCounterKey]int // only ever used by a planted bug
 }
 
-func newLlmRetry(policy RetryPolicy, session *Session, runtime Runtime, random Random) *llmRetry {
+func newLlmRetry(strategy RetryStrategy, session *Session, runtime Runtime, random Random) *llmRetry {
 	lifetime, end := context.WithCancelCause(context.Background())
 	return &llmRetry{
-		policy:    policy,
-		policyKey: policy.PolicyKey(),
+		strategy:  strategy,
+		policyKey: strategy.Key(),
 		session:   session,
 		runtime:   runtime,
 		random:    random,
@@ -41,32 +41,34 @@ func newLlmRetry(policy RetryPolicy, session *Session, runtime Runtime, random R
 	}
 }
 
+// observe tells a strategy with shared state how an attempt went.
+func (p *llmRetry) observe(o AttemptOutcome) {
+	if observer, ok := p.strategy.(RetryObserver); ok {
+		observer.Observe(o)
+	}
+}
+
 // dispose ends the plugin's lifetime: a wait in progress ends at once with no retry, and later
 // failures pass straight down the waterfall.
 func (p *llmRetry) dispose() { p.end(errPluginDisposed) }
 
-// HandleRequestError decides whether to retry, following the seed's recover():
-// normal mode hands non-retryable codes, a spent budget and an over-cap Retry-After to next();
-// always mode asks next() first and retries itself when nobody downstream did.
+// HandleRequestError decides whether to retry, following the seed's recover(): the strategy
+// decides (normal mode: give up on a code it does not retry, on a spent budget, on an over-cap
+// Retry-After); always mode asks next() first and retries itself when nobody downstream did.
 func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool, error) {
 	if p.lifetime.Err() != nil {
 		return next(), nil
 	}
-	normal := p.policy.Mode == ModeNormal
+	normal := p.strategy.Mode() == ModeNormal
 	failure := req.Failure
-	if !normal {
-		if !plant.On(plant.AlwaysSkipsDownstream) && next() {
-			return true, nil // a downstream retry wins at once: no llm/retry, no delay
-		}
-	} else if !p.policy.retryable(failure.Code) {
-		return next(), nil
+	if !normal && !plant.On(plant.AlwaysSkipsDownstream) && next() {
+		return true, nil // a downstream retry wins at once: no llm/retry, no delay
 	}
-
 	key := ChainKey{Turn: req.Turn, Step: req.Step, Provider: req.Provider, PolicyKey: p.policyKey}
 	chain, continuing := p.session.Chain(key)
 	retry := p.plantedRetryNumber(key, failure.Code, chain.Retry+1)
-	if normal && retry > p.policy.MaxRetries-plantedBudgetCut() {
-		if plant.On(plant.BudgetIgnored) {
+	if normal && retry > p.strategy.Budget()-plantedBudgetCut() {
+		if plantedIgnoresBudget(p.strategy, failure) {
 			return true, nil
 		}
 		return next(), nil
@@ -74,20 +76,17 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	if !normal && plant.On(plant.AlwaysGivesUp) && retry > 2 {
 		return next(), nil
 	}
-	var delayMs float64
-	switch {
-	case failure.HasRetryAfter() && failure.ProviderRetryAfterMs <= p.policy.MaxDelayMs:
-		delayMs = failure.ProviderRetryAfterMs // the provider said how long: used exactly, no jitter
-		if plant.On(plant.JitterOnRetryAfter) {
-			delayMs = LocalDelayMs(RetryPolicy{InitialDelayMs: delayMs, MaxDelayMs: p.policy.MaxDelayMs, JitterRatio: p.policy.JitterRatio}, 1, p.random.Float64())
-		}
-	case failure.HasRetryAfter() && normal && plant.On(plant.RetryAfterAboveCap):
-		delayMs = p.policy.MaxDelayMs
-	case failure.HasRetryAfter() && normal:
-		return next(), nil // the provider says "not now" for longer than we may wait: give up
-	default:
-		delayMs = LocalDelayMs(p.policy, retry, p.random.Float64())
+	sinceFirst := 0.0
+	if continuing {
+		sinceFirst = float64(p.runtime.Clock().Now().UnixMilli() - chain.FirstMs)
 	}
+	decision := p.strategy.Decide(RetryContext{
+		Failure: failure, Retry: retry, EarlierDelaysMs: chain.DelaysMs, SinceFirstFailureMs: sinceFirst, Random: p.random.Float64,
+	})
+	if decision.GiveUp {
+		return next(), nil
+	}
+	delayMs := decision.DelayMs
 	retryID := chain.RetryID
 	if !continuing || plant.On(plant.NewRetryIDPerRetry) {
 		id, err := uuid.NewRandomFromReader(p.random)
@@ -101,14 +100,14 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		Turn:      req.Turn,
 		Step:      req.Step,
 		Provider:  req.Provider,
-		Mode:      p.policy.Mode,
+		Mode:      p.strategy.Mode(),
 		PolicyKey: p.policyKey,
 		Retry:     retry,
 		DelayMs:   delayMs,
 		Failure:   failure,
 	}
 	if normal {
-		maxRetries := p.policy.MaxRetries
+		maxRetries := p.strategy.Budget()
 		record.MaxRetries = &maxRetries
 	}
 	if plant.On(plant.WaitBeforeRetryRecord) {
