@@ -106,6 +106,8 @@ func (s SeedStrategy) Decide(c RetryContext) RetryDecision {
 			return Wait(LocalDelayMs(RetryPolicy{InitialDelayMs: f.ProviderRetryAfterMs, MaxDelayMs: p.MaxDelayMs, JitterRatio: p.JitterRatio}, 1, c.Random()))
 		}
 		return Wait(f.ProviderRetryAfterMs) // the provider said how long: used exactly
+	case f.HasRetryAfter() && !normal && plant.On(plant.OverCapRetryAfterUsed):
+		return Wait(f.ProviderRetryAfterMs)
 	case f.HasRetryAfter() && normal && plant.On(plant.RetryAfterAboveCap):
 		return Wait(p.MaxDelayMs)
 	case f.HasRetryAfter() && normal:

@@ -27,6 +27,7 @@ var catalogue = []Property{
 	{"failure-recorded-faithfully", "the failure llm/retry and an error turn/end record is the one the provider sent: its code, and its Retry-After when usable, and none when not", checkFailureRecordedFaithfully},
 	{"durable-before-wait", "llm/retry is written before its backoff wait begins, at the failure instant, for the delay it records", checkDurableBeforeWait},
 	{"retry-started-on-time", "llm/retry-started comes exactly delayMs after its llm/retry, and only when the wait ran out uncancelled", checkRetryStartedOnTime},
+	{"delay-within-cap", "every delay llm-retry waits is finite, ≥ 0 and at most the strategy's cap (the seed's: maxDelay), whatever the strategy", checkDelayWithinCap},
 	{"delay-in-window", "a locally computed delay lies in the formula's jitter window for its retry number, never above maxDelay", checkDelayInWindow},
 	{"retry-after-exact", "a provider Retry-After at or below maxDelay is used exactly, with no jitter", checkRetryAfterExact},
 	{"normal-gives-up", "normal mode never retries a non-retryable code or an over-cap Retry-After, and gives up on a retryable failure only with its budget spent", checkNormalGivesUp},

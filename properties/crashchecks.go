@@ -76,14 +76,14 @@ func checkChainBudget(x *index, v *violations) {
 	}
 	count := map[chain]int{}
 	for _, r := range x.retries {
-		p, known := x.policyFor(r.data)
-		if !known || p.Mode != harness.ModeNormal {
+		mode, budget, _, known := x.limitsFor(r.data)
+		if !known || mode != harness.ModeNormal {
 			continue
 		}
 		c := chain{r.data.Turn, r.data.Step, r.data.Provider, r.data.PolicyKey}
 		count[c]++
-		if count[c] == p.MaxRetries+1 {
-			v.add(r.seq, r.timeMs, "the chain of turn %d step %d holds %d retries, above maxRetries %d", c.turn, c.step, count[c], p.MaxRetries)
+		if count[c] == budget+1 {
+			v.add(r.seq, r.timeMs, "the chain of turn %d step %d holds %d retries, above its budget %d", c.turn, c.step, count[c], budget)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package properties
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/turnsim/turnsim/harness"
@@ -84,10 +85,43 @@ func usedLocalDelay(p harness.RetryPolicy, r harness.LlmRetry) bool {
 // policyFor is the policy r's chain ran under: the run's, or, for a log checked on its own, the
 // one its policyKey spells out.
 func (x *index) policyFor(r harness.LlmRetry) (harness.RetryPolicy, bool) {
-	if x.run.Policy.Mode != "" {
+	switch {
+	case x.run.Strategy != nil:
+		return harness.RetryPolicy{}, false // a user's strategy: the seed's formula does not apply
+	case x.run.Policy.Mode != "":
 		return x.run.Policy, true
 	}
 	return harness.ParsePolicyKey(r.PolicyKey)
+}
+
+// limitsFor are the mode, budget and cap r's chain ran under, whatever the strategy.
+func (x *index) limitsFor(r harness.LlmRetry) (mode harness.Mode, budget int, capMs float64, known bool) {
+	if s := x.run.Strategy; s != nil {
+		return s.Mode, s.Budget, s.CapMs, true
+	}
+	p, ok := x.policyFor(r)
+	return p.Mode, p.MaxRetries, p.MaxDelayMs, ok
+}
+
+// runMode is the mode the run's retries used.
+func (x *index) runMode() harness.Mode {
+	if s := x.run.Strategy; s != nil {
+		return s.Mode
+	}
+	return x.run.Policy.Mode
+}
+
+func checkDelayWithinCap(x *index, v *violations) {
+	for _, r := range x.retries {
+		_, _, capMs, known := x.limitsFor(r.data)
+		d := r.data.DelayMs
+		if !known {
+			continue
+		}
+		if math.IsNaN(d) || math.IsInf(d, 0) || d < 0 || d > capMs {
+			v.add(r.seq, r.timeMs, "retry #%d waits %g ms: not finite, ≥ 0 and ≤ the cap %g", r.data.Retry, d, capMs)
+		}
+	}
 }
 
 func checkDelayInWindow(x *index, v *violations) {
@@ -125,8 +159,8 @@ func retryable(p harness.RetryPolicy, code string) bool {
 
 func checkNormalGivesUp(x *index, v *violations) {
 	p := x.run.Policy
-	if p.Mode != harness.ModeNormal {
-		return
+	if p.Mode != harness.ModeNormal || x.run.Strategy != nil {
+		return // the seed's own rules for giving up; a user's strategy has its own
 	}
 	for _, r := range x.retries {
 		f := r.data.Failure
@@ -161,8 +195,8 @@ func checkNormalGivesUp(x *index, v *violations) {
 }
 
 func checkAlwaysPersists(x *index, v *violations) {
-	if x.run.Policy.Mode != harness.ModeAlways {
-		return
+	if x.run.Policy.Mode != harness.ModeAlways || x.run.Strategy != nil {
+		return // a user's always-mode strategy may still choose to give up
 	}
 	for _, n := range x.turnOrder {
 		t := x.turns[n]
@@ -174,15 +208,18 @@ func checkAlwaysPersists(x *index, v *violations) {
 }
 
 func checkRetryBudget(x *index, v *violations) {
-	p := x.run.Policy
-	if p.Mode != harness.ModeNormal {
+	budget := x.run.Policy.MaxRetries
+	if s := x.run.Strategy; s != nil {
+		budget = s.Budget
+	}
+	if x.runMode() != harness.ModeNormal {
 		return
 	}
 	requests := map[[2]int]int{}
 	for _, r := range x.run.Trace.Requests {
 		requests[[2]int{r.Turn, r.Step}]++
 	}
-	allowed := 1 + p.MaxRetries + x.run.CompactionBudget
+	allowed := 1 + budget + x.run.CompactionBudget
 	keys := make([][2]int, 0, len(requests))
 	for key := range requests {
 		keys = append(keys, key)
@@ -293,7 +330,7 @@ func checkFailureRecordedFaithfully(x *index, v *violations) {
 }
 
 func checkAlwaysDefersDownstream(x *index, v *violations) {
-	if x.run.Policy.Mode != harness.ModeAlways || x.run.CompactionBudget == 0 {
+	if x.runMode() != harness.ModeAlways || x.run.CompactionBudget == 0 {
 		return
 	}
 	for _, r := range x.retries {

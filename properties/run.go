@@ -13,7 +13,11 @@ type Run struct {
 	JSONL  []byte
 	Trace  Trace
 
-	Policy               harness.RetryPolicy
+	Policy harness.RetryPolicy
+	// Strategy describes the user's retry strategy when the run used one instead of Policy:
+	// then the properties about the seed's own formula are skipped, and the ones every strategy
+	// must keep (delays within its cap, retries within its budget) use these.
+	Strategy             *StrategyInfo
 	MaxParallelToolCalls int
 	// ParallelTools and ExclusiveTools are the registered tools; any other name is unknown.
 	ParallelTools  []string
@@ -164,4 +168,12 @@ type Refusal struct {
 	Type string
 	Turn int
 	Step int
+}
+
+// StrategyInfo is what the properties need to know of a user's retry strategy.
+type StrategyInfo struct {
+	Key    string
+	Mode   harness.Mode
+	Budget int
+	CapMs  float64
 }

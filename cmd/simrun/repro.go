@@ -13,10 +13,11 @@ import (
 )
 
 func runRepro(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("repro", "repro (-seed S | SCHEDULE.json) [-faults a,b] [-log FILE] [-schedule FILE]", stderr)
+	fs := newFlagSet("repro", "repro (-seed S | SCHEDULE.json) [-faults a,b] [-log FILE] [-schedule FILE] [-html FILE]", stderr)
 	seed := fs.Int64("seed", 0, "the seed to re-run")
 	logFile := fs.String("log", "", "write the run's JSON Lines session log to FILE")
 	scheduleFile := fs.String("schedule", "", "write the run's schedule (JSON) to FILE, to replay it later with 'simrun repro FILE'")
+	htmlFile := fs.String("html", "", "write a self-contained HTML timeline of the run (an SVG chart in virtual time) to FILE")
 	var sel selection
 	sel.register(fs)
 	positional, err := parseFlags(fs, args)
@@ -49,7 +50,7 @@ func runRepro(args []string, stdout, stderr io.Writer) int {
 	default:
 		return usageError(stderr, "repro needs -seed S or one schedule file")
 	}
-	for _, out := range []struct{ flag, path string }{{"-log", *logFile}, {"-schedule", *scheduleFile}} {
+	for _, out := range []struct{ flag, path string }{{"-log", *logFile}, {"-schedule", *scheduleFile}, {"-html", *htmlFile}} {
 		if err := checkWritable(out.path); err != nil {
 			return usageError(stderr, "%s: %v", out.flag, err)
 		}
@@ -65,6 +66,9 @@ func runRepro(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "-schedule: %v", err)
 		}
 		outputs = append(outputs, output{*scheduleFile, append(data, '\n')})
+	}
+	if *htmlFile != "" {
+		outputs = append(outputs, output{*htmlFile, sim.TimelineHTML(outcome)})
 	}
 	if err := writeAll(outputs); err != nil {
 		return usageError(stderr, "%v", err)

@@ -139,3 +139,14 @@ func TestRunRefusesAnEmptyShardAndAnOverflowingRange(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "runs past the largest seed")
 }
+
+func TestReproWritesAnHTMLTimeline(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.html")
+	code, _, errOut := simrun("repro", "-seed", "7", "-html", path)
+	require.Equal(t, exitOK, code, errOut)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "<svg")
+	assert.Contains(t, string(data), "turnsim timeline: seed 7")
+	assert.NotContains(t, string(data), "<script src")
+}

@@ -52,6 +52,7 @@ const (
 	AlwaysSkipsDownstream   = "always-skips-downstream"
 	RetryAfterDropped       = "retry-after-dropped"
 	RetryCounterInMemory    = "retry-counter-in-memory"
+	OverCapRetryAfterUsed   = "over-cap-retry-after-used"
 )
 
 // Catalogue lists every planted bug with the property that catches it.
@@ -93,5 +94,6 @@ var Catalogue = []Bug{
 	{ToolsGetBackground, "tool-context-cancelled", "tools get a context that is never cancelled"},
 	{AlwaysSkipsDownstream, "always-defers-downstream", "always mode retries itself without asking the waterfall below it first"},
 	{RetryAfterDropped, "failure-recorded-faithfully", "every provider Retry-After hint is dropped as if it were invalid"},
+	{OverCapRetryAfterUsed, "delay-within-cap", "always mode waits a provider Retry-After above maxDelay as is"},
 	{RetryCounterInMemory, "appends-accepted", "llm-retry counts a chain's retries in memory, per failure code, instead of reading the log"},
 }
