@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/internal/plant"
 )
 
@@ -51,4 +52,21 @@ func TestPlantedFailureShrinks(t *testing.T) {
 		return
 	}
 	t.Fatal("drain-skipped never fired")
+}
+
+// Policy fuzzing catches a strategy that breaks its own cap, and shrinks it to minimal
+// parameters.
+func TestPolicyFuzzingCatchesThePlantedUnsafePolicy(t *testing.T) {
+	family, err := PolicyFamilyByName(plantedUnsafeFamily)
+	require.NoError(t, err)
+	failed := false
+	for seed := int64(1); seed <= 300 && !failed; seed++ {
+		s := NewSchedule(seed, nil)
+		o := RunScheduleWith(s, func() harness.RetryStrategy { return uncapped{baseMs: 500, capMs: 1000} })
+		for _, v := range o.Violations {
+			failed = failed || v.Property == "delay-within-cap"
+		}
+	}
+	assert.True(t, failed, "an uncapped delay is reported by delay-within-cap")
+	_ = family
 }

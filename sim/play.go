@@ -21,9 +21,12 @@ type world struct {
 	// scheduler is the deterministic scheduler, or nil on another runtime (which cannot kill a
 	// group of tasks, so crash actions are skipped there).
 	scheduler *Scheduler
-	tracer    *tracer
-	store     *simStore // the current incarnation's
-	provider  *planProvider
+	// newStrategy, if set, makes the user's retry strategy for each incarnation (instead of the
+	// plan's seed policy).
+	newStrategy func() harness.RetryStrategy
+	tracer      *tracer
+	store       *simStore // the current incarnation's
+	provider    *planProvider
 	// keepDurable is set when the plan crashes the agent: then disk holds the log as a disk
 	// would, every line written (a torn last one included), and armed is a crash waiting for the
 	// next append of an agent task.
@@ -171,6 +174,7 @@ func (w *world) startIncarnation(history []harness.Event) error {
 		Random:               rand.New(rand.NewSource(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16))),
 		Store:                w.store,
 		RetryPolicy:          &policy,
+		RetryStrategy:        w.strategy(),
 		Handlers:             handlers,
 		Tools:                planTools(w.rt, t),
 		MaxParallelToolCalls: plan.MaxParallelToolCalls,
@@ -199,6 +203,14 @@ func (w *world) startIncarnation(history []harness.Event) error {
 	w.life, w.endLife = context.WithCancelCause(context.Background())
 	w.down = false
 	return nil
+}
+
+// strategy makes the incarnation's retry strategy: the user's, or nil for the plan's policy.
+func (w *world) strategy() harness.RetryStrategy {
+	if w.newStrategy == nil {
+		return nil
+	}
+	return w.newStrategy()
 }
 
 // perform does one action and records it in the trace.

@@ -42,22 +42,35 @@ var errLivenessDeadline = errors.New("sim: liveness deadline passed")
 
 // RunSchedule plays one schedule in a fresh world on the deterministic scheduler and checks
 // every property on the result. Worlds share nothing, so schedules may run in parallel.
-func RunSchedule(schedule Schedule) Outcome {
+func RunSchedule(schedule Schedule) Outcome { return RunScheduleWith(schedule, nil) }
+
+// RunScheduleWith plays a schedule with a user's retry strategy in place of the plan's policy:
+// newStrategy makes one for each incarnation of the agent (nil: the plan's policy). The
+// properties about the seed's own formula step aside; every other one still holds, and the
+// strategy must keep its own cap and budget.
+func RunScheduleWith(schedule Schedule, newStrategy func() harness.RetryStrategy) Outcome {
 	scheduler := NewScheduler(SchedulerOptions{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
 		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
 	})
 	w := newWorld(schedule, scheduler, scheduler)
+	w.newStrategy = newStrategy
 	report := scheduler.Run("main", w.play)
 	w.tracer.trace.EndMs = report.VirtualElapsed.Milliseconds()
 	for _, f := range report.Findings {
 		w.tracer.trace.Findings = append(w.tracer.trace.Findings, f.String())
 	}
-	return finishOutcome(schedule, w.agent, w.tracer, report)
+	return finishOutcome(w, report)
 }
 
 // finishOutcome encodes the log, checks the properties and gathers coverage.
-func finishOutcome(schedule Schedule, agent *harness.Agent, t *tracer, report *RunReport) Outcome {
+func finishOutcome(w *world, report *RunReport) Outcome {
+	schedule, agent, t := w.schedule, w.agent, w.tracer
+	var strategy *properties.StrategyInfo
+	if w.newStrategy != nil {
+		s := w.newStrategy()
+		strategy = &properties.StrategyInfo{Key: s.Key(), Mode: s.Mode(), Budget: s.Budget(), CapMs: s.CapMs()}
+	}
 	out := Outcome{Schedule: schedule, Trace: t.trace, Report: report}
 	if agent != nil {
 		out.Log = agent.Session().Events()
@@ -75,6 +88,7 @@ func finishOutcome(schedule Schedule, agent *harness.Agent, t *tracer, report *R
 		JSONL:                out.JSONL,
 		Trace:                t.trace,
 		Policy:               plan.Policy,
+		Strategy:             strategy,
 		MaxParallelToolCalls: plan.MaxParallelToolCalls,
 		ParallelTools:        faults.ParallelTools,
 		ExclusiveTools:       faults.ExclusiveTools,
@@ -109,5 +123,5 @@ func PlaySchedule(schedule Schedule, rt harness.Runtime) Outcome {
 	w.play()
 	elapsed := w.tracer.elapsed()
 	w.tracer.trace.EndMs = elapsed.Milliseconds()
-	return finishOutcome(schedule, w.agent, w.tracer, &RunReport{VirtualElapsed: elapsed})
+	return finishOutcome(w, &RunReport{VirtualElapsed: elapsed})
 }

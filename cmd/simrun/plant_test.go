@@ -64,3 +64,13 @@ func TestShrinkMinimisesAFailingScheduleFile(t *testing.T) {
 	assert.Equal(t, exitViolation, code)
 	assert.Contains(t, out, "durable-before-wait")
 }
+
+func TestFuzzPolicyCatchesThePlantedUnsafePolicyWithMinimalParameters(t *testing.T) {
+	code, out, errOut := simrun("fuzz-policy", "-policies", "planted-uncapped", "-checks", "50")
+	require.Equal(t, exitViolation, code, out)
+	assert.Contains(t, out, "FAIL planted-uncapped")
+	assert.Contains(t, out, "[rapid] draw capMs: 1000\n", "shrunk to the smallest cap")
+	assert.Contains(t, out, "[rapid] draw baseMs: ")
+	assert.Contains(t, out, "delay-within-cap")
+	assert.Contains(t, errOut, "broke a safety property")
+}

@@ -150,3 +150,12 @@ func TestReproWritesAnHTMLTimeline(t *testing.T) {
 	assert.Contains(t, string(data), "turnsim timeline: seed 7")
 	assert.NotContains(t, string(data), "<script src")
 }
+
+func TestFuzzPolicyPassesTheSeedFamilies(t *testing.T) {
+	code, out, errOut := simrun("fuzz-policy", "-policies", "seed-default,seed-always", "-checks", "20")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "ok   seed-default (20 checks)")
+	code, _, errOut = simrun("fuzz-policy", "-policies", "nonesuch")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, `unknown policy family "nonesuch"`)
+}

@@ -1,0 +1,89 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"pgregory.net/rapid"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+// Policy fuzzing: a new retry strategy is tried before it ships by drawing its parameters and
+// the schedules it runs under, and checking what every strategy must keep whatever it decides:
+// delays finite, ≥ 0 and within its cap; no more retries than its budget; a cancellation ends
+// the wait at once; llm/retry durable before the wait; a log that passes the invariant layer.
+// The parameters are drawn through rapid, so a failure shrinks to a minimal parameter set.
+
+// PolicyFamily is a family of retry strategies fuzzing can draw from: Draw draws its parameters
+// and returns a constructor (called once per agent incarnation, so state such as a token bucket
+// starts fresh) and the parameters, for the report.
+type PolicyFamily struct {
+	Name string
+	Draw func(t *rapid.T) (newStrategy func() harness.RetryStrategy, params string)
+}
+
+// CheckPolicy draws a schedule and a strategy of family, runs the schedule with it, and fails t
+// with every violation: use it inside rapid.Check.
+//
+//	rapid.Check(t, func(t *rapid.T) { sim.CheckPolicy(t, myFamily, nil) })
+func CheckPolicy(t *rapid.T, family PolicyFamily, allowed []string) {
+	newStrategy, params := family.Draw(t)
+	seed := rapid.Int64Range(1, 1<<40).Draw(t, "seed")
+	o := RunScheduleWith(NewSchedule(seed, allowed), newStrategy)
+	if len(o.Violations) > 0 {
+		var lines []string
+		for _, v := range o.Violations {
+			lines = append(lines, v.String())
+		}
+		t.Fatalf("%s %s breaks %d propert(ies) on seed %d:\n  %s", family.Name, params, len(o.Violations), seed, strings.Join(lines, "\n  "))
+	}
+}
+
+// PolicyFamilies returns the families fuzzing knows, by name, in a stable order.
+func PolicyFamilies() []PolicyFamily {
+	families := []PolicyFamily{seedFamily(harness.ModeNormal), seedFamily(harness.ModeAlways)}
+	families = append(families, extraPolicyFamilies()...)
+	slices.SortStableFunc(families, func(a, b PolicyFamily) int { return strings.Compare(a.Name, b.Name) })
+	return families
+}
+
+// PolicyFamilyByName finds a family.
+func PolicyFamilyByName(name string) (PolicyFamily, error) {
+	var names []string
+	for _, f := range PolicyFamilies() {
+		if f.Name == name {
+			return f, nil
+		}
+		names = append(names, f.Name)
+	}
+	return PolicyFamily{}, fmt.Errorf("sim: unknown policy family %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// extraPolicyFamilies are families registered by other files (the zoo's, the planted ones).
+var extraPolicyFamilies = func() []PolicyFamily { return nil }
+
+// seedFamily draws the seed's RetryPolicy in one mode, over the whole range Validate accepts
+// (bounded so a run stays short).
+func seedFamily(mode harness.Mode) PolicyFamily {
+	name := "seed-default"
+	if mode == harness.ModeAlways {
+		name = "seed-always"
+	}
+	return PolicyFamily{Name: name, Draw: func(t *rapid.T) (func() harness.RetryStrategy, string) {
+		p := harness.DefaultRetryPolicy()
+		p.Mode = mode
+		p.InitialDelayMs = float64(rapid.IntRange(0, 5000).Draw(t, "initialDelayMs"))
+		p.MaxDelayMs = p.InitialDelayMs + float64(rapid.IntRange(0, 60000).Draw(t, "extraMaxDelayMs"))
+		p.JitterRatio = float64(rapid.IntRange(0, 100).Draw(t, "jitterPercent")) / 100
+		p.MaxRetries = 0
+		if mode == harness.ModeNormal {
+			p.MaxRetries = rapid.IntRange(1, 10).Draw(t, "maxRetries")
+		}
+		if err := p.Validate(); err != nil {
+			t.Fatalf("drew an invalid policy: %v", err)
+		}
+		return func() harness.RetryStrategy { return p.Strategy() }, p.PolicyKey()
+	}}
+}
