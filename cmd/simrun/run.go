@@ -89,7 +89,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	shard := fs.String("shard", "", "run only this machine's share i/n of the seed range (for CI matrices)")
 	asJSON := fs.Bool("json", false, "print the summary as one JSON object on stdout")
 	determinism := fs.Bool("check-determinism", false, "run every seed twice and report any whose logs differ")
-	shrinkTime := fs.Duration("shrink-time", defaultShrinkTime, "how long to minimise the first failure before reporting it (0: do not)")
+	shrinkTime := fs.Duration("shrink-time", defaultShrinkTime, "how long, in all, to minimise failures before keeping them (0: keep them as they are)")
 	corpusDir := fs.String("corpus", "corpus", "save the minimised failure as a corpus file in this folder (\"\": do not)")
 	var sel selection
 	sel.register(fs)
@@ -140,33 +140,43 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if summary.Violations > 0 {
 		printFailures(stderr, summary, &sel)
-		if *shrinkTime > 0 {
-			shrinkFirstFailure(stderr, summary, opts.Faults, *shrinkTime, *corpusDir, &sel)
-		}
+		keepFailures(stderr, summary, opts.Faults, *shrinkTime, *corpusDir, &sel)
 		return exitViolation
 	}
 	return exitOK
 }
 
-// shrinkFirstFailure minimises the first failing seed for its first property, and saves the
-// result to the corpus, so the failure comes back small and stays as a regression test.
-func shrinkFirstFailure(w io.Writer, s sim.Summary, allowed []string, budget time.Duration, corpusDir string, sel *selection) {
-	first := s.Failures[0]
-	property := first.Violations[0].Property
-	if property == sim.DeterminismProperty {
-		return // a nondeterministic seed cannot be shrunk by re-running it
+// keptFailuresMax bounds how many failing seeds a run saves to the corpus.
+const keptFailuresMax = 10
+
+// keepFailures minimises the failing seeds, in order, for their first property, sharing one
+// time budget (a seed reached after it is spent is kept as it is), and saves each to the corpus,
+// so every failure comes back small and stays as a regression test.
+func keepFailures(w io.Writer, s sim.Summary, allowed []string, budget time.Duration, corpusDir string, sel *selection) {
+	deadline := time.Now().Add(budget)
+	for i, failure := range s.Failures {
+		if i == keptFailuresMax {
+			fmt.Fprintf(w, "kept the first %d failing seeds; rerun the others with -seed\n", keptFailuresMax)
+			return
+		}
+		property := failure.Violations[0].Property
+		if property == sim.DeterminismProperty {
+			continue // a nondeterministic seed cannot be shrunk, or kept, by re-running it
+		}
+		r := sim.Shrink(sim.NewSchedule(failure.Seed, allowed), property, time.Until(deadline))
+		if r.Runs > 0 {
+			fmt.Fprintf(w, "minimised seed %d for %s: size %d → %d in %d runs%s\n", failure.Seed, property, r.SizeBefore, r.SizeAfter, r.Runs, completeness(r))
+		}
+		if corpusDir == "" {
+			continue
+		}
+		path, err := sim.SaveToCorpus(corpusDir, corpusEntry(r, failure.Seed, "simrun run "+sel.describe()))
+		if err != nil {
+			fmt.Fprintf(w, "simrun: could not save seed %d's schedule: %v\n", failure.Seed, err)
+			return
+		}
+		fmt.Fprintf(w, "saved %s; reproduce: %s\n", path, sel.reproFileCommand(path))
 	}
-	r := sim.Shrink(sim.NewSchedule(first.Seed, allowed), property, budget)
-	fmt.Fprintf(w, "minimised seed %d for %s: size %d → %d in %d runs%s\n", first.Seed, property, r.SizeBefore, r.SizeAfter, r.Runs, completeness(r))
-	if corpusDir == "" {
-		return
-	}
-	path, err := sim.SaveToCorpus(corpusDir, corpusEntry(r, first.Seed, "simrun run "+sel.describe()))
-	if err != nil {
-		fmt.Fprintf(w, "simrun: could not save the minimised schedule: %v\n", err)
-		return
-	}
-	fmt.Fprintf(w, "saved %s; reproduce: %s\n", path, sel.reproFileCommand(path))
 }
 
 // printSummary writes the human form of the summary.
