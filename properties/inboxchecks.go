@@ -76,6 +76,8 @@ func checkInboxReplays(x *index, v *violations) {
 			case d.Kind == harness.KindSteer:
 				if _, _, aborted := x.abortedTurnAt(e.Seq); aborted {
 					want = harness.LaneNextTurn // the aborted turn takes no further step
+				} else if x.cancelledBeforeTurnAt(e.Seq) {
+					want = d.Lane // a phase cancelled before its turn began: either lane, by when the driver left
 				}
 			}
 			if d.Lane != want && (x.run.Traced || d.Kind != harness.KindSteer) { // a log alone cannot tell when a turn was cancelled
@@ -107,6 +109,26 @@ func checkInboxReplays(x *index, v *violations) {
 			}
 		}
 	}
+}
+
+// cancelledBeforeTurnAt reports whether, at seq, the last cancellation landed on a running
+// phase whose turn had not started (a wake not yet served): no turn/start between it and seq.
+func (x *index) cancelledBeforeTurnAt(seq int64) bool {
+	var last *Cancel
+	for i, c := range x.run.Trace.Cancels {
+		if c.Running && c.SeqAt < seq {
+			last = &x.run.Trace.Cancels[i]
+		}
+	}
+	if last == nil {
+		return false
+	}
+	for _, n := range x.turnOrder {
+		if t := x.turns[n]; t.startSeq > last.SeqAt && t.startSeq < seq {
+			return false
+		}
+	}
+	return true
 }
 
 // closeRefusedAt returns when the store first refused turn n's step/end or turn/end.
@@ -219,10 +241,21 @@ func checkLatchedWakeServed(x *index, v *violations) {
 		if i+1 < len(x.turnOrder) {
 			servedAt = x.turns[x.turnOrder[i+1]].startMs
 		}
-		if len(latched) > 0 && servedAt != t.endMs && !x.crashedAt(t.endMs) {
+		if len(latched) > 0 && servedAt != t.endMs && !x.crashedAt(t.endMs) && !x.cancelledAt(t.endMs, t.endSeq) {
 			v.add(latched[0], t.endMs, "a waking send during aborted turn %d was latched, but no turn started when it ended though its work is queued", n)
 		}
 	}
+}
+
+// cancelledAt reports whether a cancellation landed at atMs after the event at seq: it cancels a
+// latched wake's replay before its turn can start.
+func (x *index) cancelledAt(atMs, seq int64) bool {
+	for _, c := range x.run.Trace.Cancels {
+		if c.AtMs == atMs && c.SeqAt >= seq && c.Kind != pluginEnd {
+			return true
+		}
+	}
+	return false
 }
 
 // crashedAt reports whether the agent crashed at atMs.

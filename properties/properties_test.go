@@ -88,11 +88,15 @@ func TestHandMadeBreakages(t *testing.T) {
 		"never idle":             {aborted, func(r *Run) { r.Trace.IdleAtMs = -1 }, "liveness"},
 		"scheduler finding":      {aborted, func(r *Run) { r.Trace.Findings = []string{"deadlock: 1 task blocked"} }, "run-completes"},
 		"invariant refusal":      {aborted, func(r *Run) { r.Trace.AgentErrors = []AgentError{{Invariant: harness.RuleTurn}} }, "appends-accepted"},
-		"when-idle too early":    {aborted, func(r *Run) { r.Trace.IdleReturns = []IdleReturn{{ToolsRunning: 1}} }, "when-idle-settled"},
+		"when-idle too early":    {unsettled, func(r *Run) { r.Trace.IdleReturns = []IdleReturn{{StartSeq: 1, SeqAt: 1, ToolsRunning: 1}} }, "when-idle-settled"},
 		"log does not read back": {aborted, func(r *Run) { r.JSONL = append(r.JSONL, "{oops\n"...) }, "log-replays"},
 		"wait without record":    {aborted, func(r *Run) { r.Trace.Waits = []Wait{{DelayMs: 500}} }, "durable-before-wait"},
 		"pool over the limit": {aborted, func(r *Run) {
-			r.Trace.Tools = []ToolRun{{CallID: "a", StartMs: 0, EndMs: 10, Parallel: true}, {CallID: "b", StartMs: 1, EndMs: 10, Parallel: true}, {CallID: "c", StartMs: 2, EndMs: 10, Parallel: true}}
+			r.Trace.Tools = []ToolRun{
+				{CallID: "a", StartMs: 0, EndMs: 10, Parallel: true, StartOrder: 1, EndOrder: 4},
+				{CallID: "b", StartMs: 1, EndMs: 10, Parallel: true, StartOrder: 2, EndOrder: 5},
+				{CallID: "c", StartMs: 2, EndMs: 10, Parallel: true, StartOrder: 3, EndOrder: 6},
+			}
 		}, "pool-limit"},
 	}
 	for name, c := range cases {

@@ -115,6 +115,9 @@ type ToolRun struct {
 	Parallel       bool
 	// HonoursCancel is whether the tool stops when its context is cancelled.
 	HonoursCancel bool
+	// StartOrder and EndOrder number the starts and ends of all tool runs in the order they
+	// happened (EndOrder -1: never ended), since several may happen in one millisecond.
+	StartOrder, EndOrder int64
 }
 
 // Cancel is a cancellation the user or host made: Kind is user, parent, hook, disposed or
@@ -147,9 +150,12 @@ type Send struct {
 // IdleReturn is a WhenIdle call's return: when, how many tool calls were still running, and
 // whether the agent still reported a running turn.
 type IdleReturn struct {
-	AtMs         int64
-	ToolsRunning int
-	Running      bool
+	AtMs int64
+	// StartSeq and SeqAt are the log's length when WhenIdle was called and when it returned:
+	// the agent must have been idle at some instant in between.
+	StartSeq, SeqAt int64
+	ToolsRunning    int
+	Running         bool
 }
 
 // AgentError is one agent/error the harness reported to watchers.

@@ -99,9 +99,23 @@ func checkNoWakeAfterDispose(x *index, v *violations) {
 	}
 }
 
+// idleBetween reports whether the log shows an instant in (from, to] with no turn open: when
+// the turn open at from (if any) ended by to.
+func (x *index) idleBetween(from, to int64) bool {
+	for _, n := range x.turnOrder {
+		t := x.turns[n]
+		if t.startSeq <= from && (t.end == nil || t.endSeq > from) {
+			return t.end != nil && t.endSeq <= to
+		}
+	}
+	return true
+}
+
 func checkWhenIdleSettled(x *index, v *violations) {
 	for _, r := range x.run.Trace.IdleReturns {
-		if r.ToolsRunning > 0 || r.Running {
+		// A new turn may have started in the instant between the idle moment and the watcher's
+		// look: WhenIdle promises an idle instant after the call, not idleness at return.
+		if (r.ToolsRunning > 0 || r.Running) && !x.idleBetween(r.StartSeq, r.SeqAt) {
 			v.add(0, r.AtMs, "WhenIdle returned with %d tool call(s) running and a turn running=%v", r.ToolsRunning, r.Running)
 		}
 	}

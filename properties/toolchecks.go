@@ -181,16 +181,15 @@ func checkResultsInModelOrder(x *index, v *violations) {
 
 func checkPoolLimit(x *index, v *violations) {
 	runs := x.run.Trace.Tools
-	end := func(r ToolRun) int64 {
-		if r.EndMs < 0 {
-			return x.run.Trace.EndMs + 1
-		}
-		return r.EndMs
+	// running reports whether o was running when r started: started before it and not yet ended
+	// (by the order starts and ends happened, which one millisecond cannot tell apart).
+	running := func(o, r ToolRun) bool {
+		return o.StartOrder < r.StartOrder && (o.EndOrder < 0 || o.EndOrder > r.StartOrder)
 	}
-	for i, r := range runs {
+	for _, r := range runs {
 		parallel, exclusive := 1, 0
-		for j, o := range runs {
-			if i == j || !(o.StartMs <= r.StartMs && r.StartMs < end(o)) || o.StartMs == end(o) {
+		for _, o := range runs {
+			if !running(o, r) {
 				continue
 			}
 			if o.Parallel {

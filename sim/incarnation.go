@@ -96,7 +96,8 @@ func (w *world) crash(a faults.Action) {
 		tr.Crashes = append(tr.Crashes, properties.Crash{AtMs: now, InAppend: a.InAppend, Written: a.Written, DurableBytes: len(w.disk)})
 		for i := range tr.Tools {
 			if tr.Tools[i].EndMs < 0 {
-				tr.Tools[i].EndMs, tr.Tools[i].Outcome = now, "killed"
+				t.toolOrder++
+				tr.Tools[i].EndMs, tr.Tools[i].Outcome, tr.Tools[i].EndOrder = now, "killed", t.toolOrder
 			}
 		}
 	})

@@ -174,6 +174,8 @@ func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.
 		run := properties.ToolRun{CallID: args.CallID, Name: name, StartMs: t.nowMs(), EndMs: -1, Parallel: parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel}
 		t.mu.Lock()
 		t.toolsRunning++
+		t.toolOrder++
+		run.StartOrder, run.EndOrder = t.toolOrder, -1
 		t.trace.Tools = append(t.trace.Tools, run)
 		index := len(t.trace.Tools) - 1
 		t.mu.Unlock()
@@ -181,7 +183,9 @@ func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.
 			now := t.nowMs()
 			t.mu.Lock()
 			t.toolsRunning--
+			t.toolOrder++
 			t.trace.Tools[index].EndMs, t.trace.Tools[index].Outcome, t.trace.Tools[index].Content = now, outcome, content
+			t.trace.Tools[index].EndOrder = t.toolOrder
 			t.mu.Unlock()
 		}
 		var err error

@@ -269,10 +269,11 @@ func (w *world) perform(action int, a faults.Action) {
 		w.watchers++
 		w.rt.Go("idle watcher", func() {
 			defer w.watchersDone.Put(nil)
+			startSeq := int64(agent.Session().Len())
 			if agent.WhenIdle(life) == nil {
-				running, now := agent.Status().Running, t.nowMs()
+				running, now, seqAt := agent.Status().Running, t.nowMs(), int64(agent.Session().Len())
 				t.record(func(tr *properties.Trace) {
-					tr.IdleReturns = append(tr.IdleReturns, properties.IdleReturn{AtMs: now, ToolsRunning: t.toolsRunning, Running: running})
+					tr.IdleReturns = append(tr.IdleReturns, properties.IdleReturn{AtMs: now, StartSeq: startSeq, SeqAt: seqAt, ToolsRunning: t.toolsRunning, Running: running})
 				})
 			}
 		})

@@ -21,6 +21,8 @@ type tracer struct {
 	// exercised counts, per fault, how often it actually struck in this run.
 	exercised    map[string]int
 	toolsRunning int
+	// toolOrder numbers tool starts and ends, for pool-limit's notion of "at once".
+	toolOrder int64
 }
 
 // newTracer records a run on rt, measuring virtual time from rt's clock at this moment.
