@@ -7,4 +7,9 @@
 // each a scripted story (provider answers, tools, user actions at fixed times) that runs in
 // virtual time and, shortened, on the production runtime too; and Describe and Timeline, which
 // render a log for people.
+//
+// The world of seeded schedules (NewSchedule, RunSchedule, RunSeeds) plays a fault plan against
+// one agent, crashes and restarts included, and checks every property; Shrink and the corpus
+// keep what fails small and forever; RunHerd plays many agents against one shared provider to
+// compare retry strategies under contention; TimelineHTML draws a run.
 package sim

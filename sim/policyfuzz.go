@@ -1,13 +1,16 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"pgregory.net/rapid"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/zoo"
 )
 
 // Policy fuzzing: a new retry strategy is tried before it ships by drawing its parameters and
@@ -43,8 +46,10 @@ func CheckPolicy(t *rapid.T, family PolicyFamily, allowed []string) {
 
 // PolicyFamilies returns the families fuzzing knows, by name, in a stable order.
 func PolicyFamilies() []PolicyFamily {
-	families := []PolicyFamily{seedFamily(harness.ModeNormal), seedFamily(harness.ModeAlways)}
-	families = append(families, extraPolicyFamilies()...)
+	families := zooFamilies()
+	for _, register := range extraPolicyFamilies {
+		families = append(families, register()...)
+	}
 	slices.SortStableFunc(families, func(a, b PolicyFamily) int { return strings.Compare(a.Name, b.Name) })
 	return families
 }
@@ -61,8 +66,73 @@ func PolicyFamilyByName(name string) (PolicyFamily, error) {
 	return PolicyFamily{}, fmt.Errorf("sim: unknown policy family %q (known: %s)", name, strings.Join(names, ", "))
 }
 
-// extraPolicyFamilies are families registered by other files (the zoo's, the planted ones).
-var extraPolicyFamilies = func() []PolicyFamily { return nil }
+// extraPolicyFamilies are families registered by other files (the planted ones).
+var extraPolicyFamilies []func() []PolicyFamily
+
+// zooFamilies are the zoo's strategies, each drawn around its published defaults: every numeric
+// parameter scaled by a drawn factor (¼ to 4; at most 1 for one at or below 1, such as a ratio),
+// every flag drawn. A combination the family's Validate refuses falls back to the defaults, so
+// each draw is a valid strategy. The seed's own families draw their whole valid range instead.
+func zooFamilies() []PolicyFamily {
+	var families []PolicyFamily
+	for _, name := range zoo.Names() {
+		switch name {
+		case "seed-default":
+			families = append(families, seedFamily(harness.ModeNormal))
+		case "seed-always":
+			families = append(families, seedFamily(harness.ModeAlways))
+		default:
+			families = append(families, zooFamily(name))
+		}
+	}
+	return families
+}
+
+func zooFamily(name string) PolicyFamily {
+	return PolicyFamily{Name: name, Draw: func(t *rapid.T) (func() harness.RetryStrategy, string) {
+		defaults, err := zoo.DefaultParams(name)
+		if err != nil {
+			t.Fatalf("%v", err)
+		}
+		var fields map[string]any
+		if err := json.Unmarshal(defaults, &fields); err != nil {
+			t.Fatalf("zoo %s: defaults: %v", name, err)
+		}
+		keys := make([]string, 0, len(fields))
+		for k := range fields {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys) // draw in a fixed order, so the same draws give the same parameters
+		for _, k := range keys {
+			switch v := fields[k].(type) {
+			case float64:
+				factors := []float64{1, 0.5, 2, 0.25, 4}
+				if v <= 1 {
+					factors = []float64{1, 0.5, 0.25}
+				}
+				scaled := v * rapid.SampledFrom(factors).Draw(t, k)
+				if v == math.Trunc(v) {
+					scaled = math.Max(math.Round(scaled), math.Min(v, 1))
+				}
+				fields[k] = scaled
+			case bool:
+				fields[k] = rapid.Bool().Draw(t, k)
+			}
+		}
+		params, _ := json.Marshal(fields)
+		if _, err := zoo.New(name, params); err != nil {
+			params = defaults
+		}
+		build := func() harness.RetryStrategy {
+			s, err := zoo.New(name, params)
+			if err != nil {
+				panic(fmt.Sprintf("sim: invariant: zoo %s refused parameters it accepted: %v", name, err))
+			}
+			return s
+		}
+		return build, string(params)
+	}}
+}
 
 // seedFamily draws the seed's RetryPolicy in one mode, over the whole range Validate accepts
 // (bounded so a run stays short).

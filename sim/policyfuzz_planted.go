@@ -17,12 +17,12 @@ import (
 const plantedUnsafeFamily = "planted-uncapped"
 
 func init() {
-	extraPolicyFamilies = func() []PolicyFamily {
+	extraPolicyFamilies = append(extraPolicyFamilies, func() []PolicyFamily {
 		return []PolicyFamily{{Name: plantedUnsafeFamily, Draw: func(t *rapid.T) (func() harness.RetryStrategy, string) {
 			s := uncapped{baseMs: float64(rapid.IntRange(1, 1000).Draw(t, "baseMs")), capMs: float64(rapid.IntRange(1000, 30000).Draw(t, "capMs"))}
 			return func() harness.RetryStrategy { return s }, s.Key()
 		}}}
-	}
+	})
 }
 
 // uncapped is exponential backoff that caps only its first three delays.

@@ -32,6 +32,7 @@ func commands() []command {
 		{"run", "run seeded schedules and check every property (the default command)", runRun},
 		{"repro", "re-run one seed or schedule file: its timeline and its violations", runRepro},
 		{"shrink", "minimise a failing schedule file, keeping its property failing", runShrink},
+		{"policy", "compare retry policies under contention: many agents, one provider", runPolicy},
 		{"fuzz-policy", "fuzz retry policy families' parameters and schedules against the safety properties", runFuzzPolicy},
 		{"check", "validate session logs against the invariant layer and the log-only properties", runCheck},
 		{"scenarios", "list the seed article's scenarios", runScenarios},
