@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/properties"
@@ -12,12 +11,8 @@ import (
 func runFaults(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("faults", "faults [-markdown]", stderr)
 	markdown := fs.Bool("markdown", false, "print a Markdown table (as in the README)")
-	positional, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(positional) > 0 {
-		return usageError(stderr, "faults takes no arguments, got %q", strings.Join(positional, " "))
+	if code, ok := parseNoArguments(fs, args, stderr); !ok {
+		return code
 	}
 	if *markdown {
 		fmt.Fprintln(stdout, "| fault | group | what it does |\n| --- | --- | --- |")
@@ -35,12 +30,8 @@ func runFaults(args []string, stdout, stderr io.Writer) int {
 func runProperties(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("properties", "properties [-markdown]", stderr)
 	markdown := fs.Bool("markdown", false, "print a Markdown table (as in the README)")
-	positional, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(positional) > 0 {
-		return usageError(stderr, "properties takes no arguments, got %q", strings.Join(positional, " "))
+	if code, ok := parseNoArguments(fs, args, stderr); !ok {
+		return code
 	}
 	if *markdown {
 		fmt.Fprintln(stdout, "| property | what it protects | log only |\n| --- | --- | --- |")

@@ -20,12 +20,8 @@ func runFuzzPolicy(args []string, stdout, stderr io.Writer) int {
 	checks := fs.Int("checks", 100, "how many parameter sets and schedules to try per family")
 	var sel selection
 	sel.register(fs)
-	positional, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(positional) > 0 {
-		return usageError(stderr, "fuzz-policy takes no arguments, got %q", strings.Join(positional, " "))
+	if code, ok := parseNoArguments(fs, args, stderr); !ok {
+		return code
 	}
 	if *checks < 1 {
 		return usageError(stderr, "-checks %d: need at least 1", *checks)

@@ -135,3 +135,23 @@ func usageError(stderr io.Writer, format string, args ...any) int {
 	fmt.Fprintf(stderr, "simrun: "+strings.TrimSuffix(format, "\n")+"\n", args...)
 	return exitUsage
 }
+
+// parseNoArguments parses the flags of a command that takes no arguments. ok is false when the
+// command must stop and exit with code (a bad flag, -h, or an argument it does not take).
+func parseNoArguments(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
+	positional, err := parseFlags(fs, args)
+	if err != nil {
+		return flagExit(err), false
+	}
+	if len(positional) > 0 {
+		return usageError(stderr, "%s takes no arguments, got %q", fs.Name(), strings.Join(positional, " ")), false
+	}
+	return exitOK, true
+}
+
+// setFlags names the flags given on the command line.
+func setFlags(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
+}

@@ -5,7 +5,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/turnsim/turnsim/internal/plant"
 )
@@ -21,12 +20,8 @@ func setPlant(name string) error {
 func runPlants(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("plants", "plants [-markdown]", stderr)
 	markdown := fs.Bool("markdown", false, "print a Markdown table (as in the README)")
-	positional, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(positional) > 0 {
-		return usageError(stderr, "plants takes no arguments, got %q", strings.Join(positional, " "))
+	if code, ok := parseNoArguments(fs, args, stderr); !ok {
+		return code
 	}
 	if *markdown {
 		fmt.Fprintln(stdout, "| planted bug | caught by | defect |\n| --- | --- | --- |")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -63,15 +62,10 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&f.paramsFile, "params", "", `a JSON file of parameters per strategy family, {"full-jitter": {"baseMs": 5, "capMs": 2000, "always": true}, …}`)
 	fs.StringVar(&f.svgFile, "svg", "", "write a chart of load over time per policy (a self-contained SVG) to FILE")
 	fs.BoolVar(&f.asJSON, "json", false, "print the comparison as one JSON object on stdout")
-	positional, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
+	if code, ok := parseNoArguments(fs, args, stderr); !ok {
+		return code
 	}
-	if len(positional) > 0 {
-		return usageError(stderr, "policy takes no arguments, got %q", strings.Join(positional, " "))
-	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set := setFlags(fs)
 	plan, err := f.plan(set)
 	if err != nil {
 		return usageError(stderr, "%v", err)

@@ -93,15 +93,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	corpusDir := fs.String("corpus", "corpus", "save the minimised failure as a corpus file in this folder (\"\": do not)")
 	var sel selection
 	sel.register(fs)
-	positional, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
+	if code, ok := parseNoArguments(fs, args, stderr); !ok {
+		return code
 	}
-	if len(positional) > 0 {
-		return usageError(stderr, "run takes no arguments, got %q", strings.Join(positional, " "))
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := setFlags(fs)
 	opts := sim.RunOptions{Start: *start, Count: *seeds, Workers: *workers, CheckDeterminism: *determinism}
 	switch {
 	case set["seed"] && (set["seeds"] || set["start"] || set["shard"]):
@@ -117,6 +112,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if opts.Start > math.MaxInt64-int64(opts.Count-1) {
 		return usageError(stderr, "-start %d with -seeds %d runs past the largest seed %d", opts.Start, opts.Count, int64(math.MaxInt64))
 	}
+	var err error
 	if *shard != "" {
 		if opts.Shard, err = sim.ParseShard(*shard); err != nil {
 			return usageError(stderr, "-shard: %v", err)

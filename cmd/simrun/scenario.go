@@ -12,12 +12,8 @@ import (
 
 func runScenarios(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("scenarios", "scenarios", stderr)
-	positional, err := parseFlags(fs, args)
-	if err != nil {
-		return flagExit(err)
-	}
-	if len(positional) > 0 {
-		return usageError(stderr, "scenarios takes no arguments, got %q", strings.Join(positional, " "))
+	if code, ok := parseNoArguments(fs, args, stderr); !ok {
+		return code
 	}
 	for _, sc := range sim.Scenarios() {
 		fmt.Fprintf(stdout, "%-22s %s\n", sc.Name, sc.Doc)
