@@ -21,7 +21,7 @@ type llmRetry struct {
 	strategy  RetryStrategy
 	policyKey string
 	session   *Session
-	runtime   Runtime
+	rt        Runtime // waits go through it (named rt: it is the injected runtime, not the time package)
 	random    Random
 	lifetime  context.Context
 	end       context.CancelCauseFunc
@@ -34,7 +34,7 @@ func newLlmRetry(strategy RetryStrategy, session *Session, runtime Runtime, rand
 		strategy:  strategy,
 		policyKey: strategy.Key(),
 		session:   session,
-		runtime:   runtime,
+		rt:        runtime,
 		random:    random,
 		lifetime:  lifetime,
 		end:       end,
@@ -78,7 +78,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	}
 	sinceFirst := 0.0
 	if continuing {
-		sinceFirst = float64(p.runtime.Clock().Now().UnixMilli() - chain.FirstMs)
+		sinceFirst = float64(p.rt.Clock().Now().UnixMilli() - chain.FirstMs)
 	}
 	decision := p.strategy.Decide(RetryContext{
 		Failure: failure, Retry: retry, EarlierDelaysMs: chain.DelaysMs, SinceFirstFailureMs: sinceFirst, Random: p.random.Float64,
@@ -111,7 +111,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		record.MaxRetries = &maxRetries
 	}
 	if plant.On(plant.WaitBeforeRetryRecord) {
-		if err := p.runtime.Sleep(durationMs(delayMs), req.Ctx, p.lifetime); err != nil {
+		if err := p.rt.Sleep(durationMs(delayMs), req.Ctx, p.lifetime); err != nil {
 			return false, nil
 		}
 	}
@@ -121,7 +121,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		return false, err
 	}
 	if !plant.On(plant.WaitBeforeRetryRecord) {
-		if err := p.runtime.Sleep(plantedWait(delayMs), plantedWaitContexts(req.Ctx, p.lifetime)...); err != nil {
+		if err := p.rt.Sleep(plantedWait(delayMs), plantedWaitContexts(req.Ctx, p.lifetime)...); err != nil {
 			return false, nil
 		}
 	}
