@@ -149,3 +149,29 @@ func BenchmarkSchedules(b *testing.B) {
 	}
 	b.ReportMetric(float64(virtual)/1000/b.Elapsed().Seconds(), "sim-s/wall-s")
 }
+
+// PCT schedules are as reproducible as uniform ones, and draw from their own stream: the plan of
+// a seed does not depend on its strategy.
+func TestPCTSchedules(t *testing.T) {
+	pct := 0
+	for seed := int64(1); seed <= 200; seed++ {
+		s := NewSchedule(seed, nil)
+		if s.Strategy != StrategyPCT {
+			continue
+		}
+		pct++
+		require.True(t, s.Depth >= 1 && s.Depth <= pctDepthMax)
+		a, b := RunSchedule(s), RunSchedule(s)
+		require.Equal(t, a.Digest, b.Digest, "seed %d", seed)
+		assert.Empty(t, a.Violations)
+		uniform := s
+		uniform.Strategy, uniform.Depth = StrategyUniform, 0
+		require.NoError(t, uniform.Validate())
+	}
+	assert.InDelta(t, 200*pctShare, pct, 25, "about %v of seeds use PCT", pctShare)
+	bad := NewSchedule(1, nil)
+	bad.Strategy, bad.Depth = StrategyPCT, 0
+	assert.ErrorContains(t, bad.Validate(), "pct needs a depth")
+	bad.Strategy, bad.Depth = StrategyUniform, 3
+	assert.ErrorContains(t, bad.Validate(), "only the pct strategy has a depth")
+}

@@ -16,6 +16,14 @@ const ScheduleVersion = 1
 // Scheduling strategies: how the scheduler picks the next runnable task.
 const (
 	StrategyUniform = "uniform"
+	// StrategyPCT is probabilistic concurrency testing of depth Schedule.Depth.
+	StrategyPCT = "pct"
+)
+
+// pctShare is the share of seeds scheduled with PCT; pctDepthMax its largest depth.
+const (
+	pctShare    = 0.3
+	pctDepthMax = 5
 )
 
 // Schedule fixes everything about one simulated run: the seed (from which the scheduler's and
@@ -23,11 +31,13 @@ const (
 // the seed, and the explicit plan those faults produced. It is a plain JSON value: a schedule
 // saved to a file replays exactly, without re-drawing anything.
 type Schedule struct {
-	Version  int          `json:"version"`
-	Seed     int64        `json:"seed"`
-	Strategy string       `json:"strategy"`
-	Swarm    faults.Swarm `json:"swarm"`
-	Plan     faults.Plan  `json:"plan"`
+	Version  int    `json:"version"`
+	Seed     int64  `json:"seed"`
+	Strategy string `json:"strategy"`
+	// Depth is PCT's depth (the number of priority change points plus one); 0 for uniform.
+	Depth int          `json:"depth,omitempty"`
+	Swarm faults.Swarm `json:"swarm"`
+	Plan  faults.Plan  `json:"plan"`
 }
 
 // Random streams derived from a seed, one per consumer, so that drawing more in one never shifts
@@ -36,6 +46,7 @@ const (
 	streamPlan uint64 = iota
 	streamScheduler
 	streamHarness
+	streamStrategy
 )
 
 // deriveSeed mixes a seed and a stream number with SplitMix64's finaliser.
@@ -51,13 +62,19 @@ func deriveSeed(seed int64, stream uint64) int64 {
 func NewSchedule(seed int64, allowed []string) Schedule {
 	rng := rand.New(rand.NewSource(deriveSeed(seed, streamPlan)))
 	swarm := faults.DrawSwarm(rng, allowed)
-	return Schedule{
+	s := Schedule{
 		Version:  ScheduleVersion,
 		Seed:     seed,
 		Strategy: StrategyUniform,
 		Swarm:    swarm,
 		Plan:     faults.DrawPlan(rng, swarm),
 	}
+	// The strategy comes from its own stream, so switching it never changes the plan.
+	strategy := rand.New(rand.NewSource(deriveSeed(seed, streamStrategy)))
+	if strategy.Float64() < pctShare {
+		s.Strategy, s.Depth = StrategyPCT, 1+strategy.Intn(pctDepthMax)
+	}
+	return s
 }
 
 // Validate refuses a schedule this build cannot replay faithfully.
@@ -65,8 +82,13 @@ func (s Schedule) Validate() error {
 	if s.Version != ScheduleVersion {
 		return fmt.Errorf("sim: schedule version %d is not supported (this build reads version %d)", s.Version, ScheduleVersion)
 	}
-	if s.Strategy != StrategyUniform {
-		return fmt.Errorf("sim: schedule strategy %q is unknown (known: %s)", s.Strategy, StrategyUniform)
+	switch {
+	case s.Strategy == StrategyUniform && s.Depth != 0:
+		return fmt.Errorf("sim: schedule depth %d: only the pct strategy has a depth", s.Depth)
+	case s.Strategy == StrategyPCT && (s.Depth < 1 || s.Depth > 100):
+		return fmt.Errorf("sim: schedule depth %d: pct needs a depth from 1 to 100", s.Depth)
+	case s.Strategy != StrategyUniform && s.Strategy != StrategyPCT:
+		return fmt.Errorf("sim: schedule strategy %q is unknown (known: %s, %s)", s.Strategy, StrategyUniform, StrategyPCT)
 	}
 	names := make([]string, 0, len(s.Swarm))
 	for name := range s.Swarm {

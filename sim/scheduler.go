@@ -62,6 +62,9 @@ type SchedulerOptions struct {
 	// "handoff-limit" finding, which catches livelocks that never advance virtual time. Zero or
 	// negative means 1,000,000.
 	MaxHandoffs int
+	// PCTDepth, when positive, picks with PCT of that depth (priorities and depth-1 change
+	// points, see pctPicker) instead of uniformly.
+	PCTDepth int
 	// Watchdog is the wall-clock time a task may run without yielding before the run ends with a
 	// "hang" finding (the task blocked outside the runtime, on a raw channel, a mutex or I/O, or
 	// it spins). It only ever produces that report; it decides nothing else. Zero or negative
@@ -117,11 +120,15 @@ func NewScheduler(opts SchedulerOptions) *Scheduler {
 	if opts.Watchdog <= 0 {
 		opts.Watchdog = defaultWatchdog
 	}
-	return &Scheduler{
+	s := &Scheduler{
 		opts:   opts,
 		start:  opts.Start,
 		picker: uniformPicker{rng: rand.New(rand.NewSource(opts.Seed))},
 	}
+	if opts.PCTDepth > 0 {
+		s.picker = newPCTPicker(rand.New(rand.NewSource(opts.Seed)), opts.PCTDepth)
+	}
+	return s
 }
 
 // RunReport is what a run produced: why it ended early, if it did, and how far it got.

@@ -527,3 +527,25 @@ func TestMisuseOutsideATaskPanics(t *testing.T) {
 	assert.PanicsWithValue(t, "sim: Run called twice on one Scheduler; make a Scheduler per run",
 		func() { s.Run("again", func() {}) })
 }
+
+// With PCT of depth 1 (no change points) the highest-priority runnable task always runs: two
+// tasks that keep yielding never interleave, whichever the seed.
+func TestPCTDepthOneRunsOneTaskToTheEnd(t *testing.T) {
+	for seed := int64(1); seed <= 20; seed++ {
+		s := NewScheduler(SchedulerOptions{Seed: seed, PCTDepth: 1})
+		var trace []string
+		s.Run("main", func() {
+			for _, name := range []string{"a", "b"} {
+				s.Go(name, func() {
+					for range 3 {
+						trace = append(trace, name)
+						s.Sleep(0)
+					}
+				})
+			}
+		})
+		require.Len(t, trace, 6)
+		assert.Equal(t, trace[0], trace[1], "seed %d: %v", seed, trace)
+		assert.Equal(t, trace[1], trace[2], "seed %d: %v", seed, trace)
+	}
+}

@@ -52,6 +52,7 @@ func RunScheduleWith(schedule Schedule, newStrategy func() harness.RetryStrategy
 	scheduler := NewScheduler(SchedulerOptions{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
 		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
+		PCTDepth:       schedule.Depth,
 	})
 	w := newWorld(schedule, scheduler, scheduler)
 	w.newStrategy = newStrategy
