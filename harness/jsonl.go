@@ -51,7 +51,7 @@ func ReadJSONL(r io.Reader) ([]Event, error) {
 		if len(bytes.TrimSpace(scanner.Bytes())) == 0 {
 			return events, fmt.Errorf("line %d: blank line", line)
 		}
-		if err := json.Unmarshal(scanner.Bytes(), &e); err != nil {
+		if err := e.UnmarshalJSON(scanner.Bytes()); err != nil { // directly: json.Unmarshal would scan the line once more first
 			return events, fmt.Errorf("line %d: %w", line, err)
 		}
 		events = append(events, e)
