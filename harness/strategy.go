@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"math"
-
 	"github.com/turnsim/turnsim/internal/plant"
 )
 
@@ -114,10 +112,4 @@ func (s SeedStrategy) Decide(c RetryContext) RetryDecision {
 		return GiveUp() // the provider says "not now" for longer than we may wait
 	}
 	return Wait(LocalDelayMs(p, c.Retry, c.Random()))
-}
-
-// validDelay reports whether a strategy's delay can be waited at all: finite, not negative, not
-// above the timer ceiling. (Whether it keeps the strategy's own cap is for the properties.)
-func validDelay(ms float64) bool {
-	return !math.IsNaN(ms) && ms >= 0 && ms <= TimerCeilingMs
 }

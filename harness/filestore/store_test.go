@@ -250,7 +250,7 @@ func TestMalformedLogIsAnErrorAndLeftUntouched(t *testing.T) {
 			assert.Equal(t, before.ModTime(), after.ModTime())
 			assert.Equal(t, before.Mode(), after.Mode())
 
-			s, _, err = filestore.Open(path)
+			_, _, err = filestore.Open(path)
 			require.Error(t, err, "and the lock was released: the same error again, not ErrLocked")
 			assert.NotErrorIs(t, err, filestore.ErrLocked)
 		})
