@@ -49,10 +49,11 @@ type Config struct {
 }
 
 // AgentError is the agent/error observer event: a turn that failed for a reason other than a
-// cancellation, a request-error handler that failed, or a turn/end that could not be written.
-// It goes to watchers, not to the session log.
+// cancellation, a request-error handler that failed, a turn/end that could not be written, or
+// an observer or watcher that panicked. It goes to watchers, not to the session log.
 type AgentError struct {
-	Turn   int
+	Turn int
+	// Step is the step in which the failure happened: 0 only outside steps.
 	Step   int
 	Source string
 	Err    error
@@ -81,6 +82,11 @@ type Agent struct {
 	phaseCancel   context.CancelCauseFunc
 	wakeRequested bool
 	disposed      bool
+	// claimedInTurn counts the messages the running turn took from the inbox: a turn that failed
+	// having taken none must not be rerun on the same messages (see drive).
+	claimedInTurn int
+	// wokenInTurn is set by a waking send while the turn runs: work for the driver to go on with.
+	wokenInTurn   bool
 	inbox         inbox
 	messageCount  int
 	toolsInFlight int
@@ -99,6 +105,9 @@ func New(cfg Config) (*Agent, error) {
 	policy := DefaultRetryPolicy()
 	if cfg.RetryPolicy != nil {
 		policy = *cfg.RetryPolicy
+		// The caller's slice is theirs: a later edit must not change what this agent retries
+		// while its policyKey still names the old codes.
+		policy.RetryableCodes = slices.Clone(policy.RetryableCodes)
 	}
 	if err := policy.Validate(); err != nil {
 		return nil, err
@@ -135,6 +144,7 @@ func New(cfg Config) (*Agent, error) {
 		a.toolNames = append(a.toolNames, t.Name)
 	}
 	a.session = NewSession(runtime.Clock(), cfg.Store)
+	a.session.onObserverPanic = a.observerPanicked
 	if len(cfg.History) > 0 {
 		if err := a.resume(cfg.History); err != nil {
 			return nil, err
@@ -167,13 +177,48 @@ func (a *Agent) Watch(fn func(AgentError)) {
 	a.watchers = append(a.watchers, fn)
 }
 
+// emitError shows an agent/error to every watcher, with no lock held, so a watcher may call the
+// agent back. A watcher that panics is contained: the other watchers hear of it as an
+// agent/error of its own (a panic while reporting a panic is dropped, so this cannot recurse).
 func (a *Agent) emitError(e AgentError) {
 	a.mu.Lock()
 	watchers := slices.Clone(a.watchers)
 	a.mu.Unlock()
+	var panicked []AgentError
 	for _, w := range watchers {
-		w(e)
+		if recovered := callWatcher(w, e); recovered != nil && e.Source != sourceWatcherPanic {
+			panicked = append(panicked, AgentError{Turn: e.Turn, Step: e.Step, Source: sourceWatcherPanic, Err: fmt.Errorf("harness: an agent/error watcher panicked: %v", recovered)})
+		}
 	}
+	for _, p := range panicked {
+		a.emitError(p)
+	}
+}
+
+// sourceWatcherPanic and sourceObserverPanic are the AgentError sources of a contained panic in
+// an agent/error watcher and in a session observer.
+const (
+	sourceWatcherPanic  = "watcher panic"
+	sourceObserverPanic = "observer panic"
+)
+
+// callWatcher calls one watcher, returning what it panicked with, if it did.
+func callWatcher(w func(AgentError), e AgentError) (recovered any) {
+	defer func() { recovered = recover() }()
+	w(e)
+	return nil
+}
+
+// observerPanicked reports a session observer's contained panic as agent/error.
+func (a *Agent) observerPanicked(e Event, recovered any) {
+	turn, step := EventScope(e)
+	a.emitError(AgentError{Turn: turn, Step: step, Source: sourceObserverPanic, Err: fmt.Errorf("harness: a session observer panicked on event %d (%s): %v", e.Seq, e.Type, recovered)})
+}
+
+// unlock lets go of the agent's lock, then shows the observers what was appended under it.
+func (a *Agent) unlock() {
+	a.mu.Unlock()
+	a.session.deliver()
 }
 
 // Followup queues text for the next turn and wakes the agent.
@@ -205,18 +250,18 @@ func (a *Agent) Send(kind MessageKind, text string) (string, error) {
 	}
 	a.messageCount++
 	id := fmt.Sprintf("m%d", a.messageCount)
-	if _, err := a.session.Append(UserMessage{Message: Message{ID: id, Text: text}}); err != nil {
+	if _, err := a.session.appendQuiet(UserMessage{Message: Message{ID: id, Text: text}}); err != nil {
 		a.messageCount--
-		a.mu.Unlock()
+		a.unlock()
 		return "", err
 	}
-	if _, err := a.session.Append(InboxPush{Lane: lane, Kind: kind, MessageID: id}); err != nil {
-		a.mu.Unlock()
+	if _, err := a.session.appendQuiet(InboxPush{Lane: lane, Kind: kind, MessageID: id}); err != nil {
+		a.unlock()
 		return "", err
 	}
 	a.inbox.push(inboxEntry{id: id, kind: kind, lane: lane, text: text})
 	start := (wakes || plant.On(plant.InjectWakes)) && a.wakeLocked()
-	a.mu.Unlock()
+	a.unlock()
 	if start {
 		a.runtime.Go("driver", a.drive)
 	}
@@ -232,7 +277,7 @@ func (a *Agent) Cancel(cause CancelCause, keepInbox bool) error {
 		return fmt.Errorf("harness: cancel: cause %q is not user, parent, hook or disposed", cause.Kind)
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	err := a.cancelLocked(cause, keepInbox)
 	if cause.Kind == CauseDisposed {
 		a.disposed = true
@@ -245,10 +290,13 @@ func (a *Agent) cancelLocked(cause CancelCause, keepInbox bool) error {
 	var appendErr error
 	if !keepInbox {
 		for _, dropped := range a.inbox.all() {
-			if _, err := a.session.Append(InboxClear{Lane: dropped.lane, MessageID: dropped.id}); err != nil {
+			if _, err := a.session.appendQuiet(InboxClear{Lane: dropped.lane, MessageID: dropped.id}); err != nil {
 				if appendErr == nil {
 					appendErr = err // the message stays queued: the log never said it was cleared
 				}
+				continue
+			}
+			if plant.On(plant.ClearLeavesMessage) {
 				continue
 			}
 			a.inbox.remove(dropped)
@@ -267,7 +315,7 @@ func (a *Agent) cancelLocked(cause CancelCause, keepInbox bool) error {
 // and refuses every later send. No turn starts after it, whatever the inbox holds.
 func (a *Agent) Dispose() error {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
 	if a.disposed {
 		return nil
 	}

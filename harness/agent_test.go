@@ -124,12 +124,15 @@ type recordingProvider struct {
 	inner    *sim.ScriptedProvider
 	run      *run
 	Requests []string
+	// Conversations holds each request's messages, in request order.
+	Conversations [][]harness.Entry
 }
 
 func (p *recordingProvider) Name() string { return p.inner.Name() }
 
 func (p *recordingProvider) Stream(ctx context.Context, req harness.Request) (harness.Stream, error) {
 	p.Requests = append(p.Requests, fmt.Sprintf("%d %d.%d attempt %d", p.run.nowMs(), req.Turn, req.Step, req.Attempt))
+	p.Conversations = append(p.Conversations, req.Messages)
 	return p.inner.Stream(ctx, req)
 }
 

@@ -49,6 +49,8 @@ func (a *Agent) wakeLocked() (startDriver bool) {
 	case phaseRunning:
 		if a.phaseCtx.Err() != nil && !a.disposedCauseLocked() {
 			a.wakeRequested = true
+		} else if a.phaseCtx.Err() == nil {
+			a.wokenInTurn = true
 		}
 	}
 	return false
@@ -61,15 +63,20 @@ func (a *Agent) disposedCauseLocked() bool {
 }
 
 // drive is the driver task (the seed's kick): it runs turns while the inbox has work. After a
-// turn, pending work starts another turn under a fresh cancellation with the wake latch reset.
+// turn, pending work starts another turn under a fresh cancellation with the wake latch reset,
+// unless the turn failed before taking any message: then the agent goes idle with the work
+// queued, and only the next wake (a send, Wake, a latched wake) runs it, so a store that keeps
+// refusing cannot spin the driver.
 // An aborted turn stops the loop; a latched wake may restart it (see endPhaseLocked). Every
 // decision to stop is taken under the same lock as a send's wake, so no message can arrive
 // unseen between the last look at the inbox and the return to idle.
 func (a *Agent) drive() {
+	reran := false // only ever set by a planted bug
 	a.mu.Lock()
 	for (!a.disposed || plant.On(plant.WakeAfterDispose)) && a.phaseCtx.Err() == nil && a.inbox.hasPending() {
 		turn := a.lastTurn + 1
 		a.turn, a.step = turn, 0
+		a.claimedInTurn, a.wokenInTurn = 0, false
 		ctx := a.phaseCtx
 		a.mu.Unlock()
 
@@ -78,6 +85,13 @@ func (a *Agent) drive() {
 		a.mu.Lock()
 		if opened {
 			a.lastTurn = turn // a turn whose turn/start was refused never happened: its number is reused
+		}
+		if err != nil && ctx.Err() == nil && a.claimedInTurn == 0 && !a.wokenInTurn && !plantedRerun(&reran) {
+			// The turn failed before it took any message (its turn/start, step/start or first
+			// claim was refused, say): running another turn now would fail the same way on the
+			// same messages, a loop that never yields. They stay queued; the next wake serves them
+			// (or one that came while the turn ran: then the loop goes on).
+			break
 		}
 		var escaped *turnEndError
 		if ctx.Err() != nil && plant.On(plant.StuckAfterAbort) {

@@ -50,6 +50,11 @@ func (r *chainRenderer) render(err error, depth int) string {
 		if cause == nil {
 			return message
 		}
+		if r.cycles(cause) {
+			// An error that is (or leads back to) its own cause: say so after its message, never
+			// in its place (replacing the repeated text would drop the outer message).
+			return message + ": <circular cause>"
+		}
 		causeText := cause.Error()
 		rest := r.render(cause, depth+1)
 		if causeText != "" && strings.Contains(message, causeText) {
@@ -84,6 +89,12 @@ func (r *chainRenderer) render(err error, depth int) string {
 		}
 	}
 	return message
+}
+
+// cycles reports whether c is on the current path: rendering it would loop.
+func (r *chainRenderer) cycles(c error) bool {
+	key, comparable := errorKey(c)
+	return comparable && r.onPath[key]
 }
 
 // alreadyRendered reports whether c appeared earlier in the tree but not on the current path

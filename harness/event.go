@@ -280,3 +280,33 @@ func derefData(d EventData) EventData {
 	}
 	panic(fmt.Sprintf("harness: invariant: no value form for %T", d))
 }
+
+// EventScope returns the turn and step an event names: (turn, 0) for turn/start and turn/end,
+// (0, 0) for events outside turns (user/message and the inbox's push and clear).
+func EventScope(e Event) (turn, step int) {
+	switch d := e.Data.(type) {
+	case TurnStart:
+		return d.Turn, 0
+	case TurnEnd:
+		return d.Turn, 0
+	case StepStart:
+		return d.Turn, d.Step
+	case StepEnd:
+		return d.Turn, d.Step
+	case InboxClaim:
+		return d.Turn, d.Step
+	case AssistantChunk:
+		return d.Turn, d.Step
+	case AssistantMessage:
+		return d.Turn, d.Step
+	case ToolCall:
+		return d.Turn, d.Step
+	case ToolResult:
+		return d.Turn, d.Step
+	case LlmRetry:
+		return d.Turn, d.Step
+	case LlmRetryStarted:
+		return d.Turn, d.Step
+	}
+	return 0, 0
+}

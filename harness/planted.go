@@ -134,3 +134,13 @@ func (x *toolExecutor) commitAsFinished(settled toolDone) {
 		x.failure = err
 	}
 }
+
+// plantedRerun is the failed-turn-rerun bug: a turn that failed before taking any message is run
+// once more at once (once only, so the planted run stays finite).
+func plantedRerun(reran *bool) bool {
+	if !plant.On(plant.FailedTurnRerun) || *reran {
+		return false
+	}
+	*reran = true
+	return true
+}

@@ -31,7 +31,11 @@ func (a *Agent) resume(history []Event) error {
 		case TurnStart:
 			a.lastTurn = d.Turn
 		case AssistantMessage:
-			a.conversation.add(Entry{Role: RoleAssistant, Blocks: d.Message.Blocks})
+			message := d.Message
+			if d.Finish == FinishMaxTokens {
+				message = message.TextOnly() // a log written before max-tokens steps kept text only
+			}
+			a.conversation.add(Entry{Role: RoleAssistant, Blocks: message.Blocks})
 		case ToolResult:
 			a.conversation.add(toolEntry(d))
 		}

@@ -59,6 +59,9 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	if p.lifetime.Err() != nil {
 		return next(), nil
 	}
+	// From here the plugin is handling this failure: if it is disposed meanwhile, nothing more
+	// comes of it, not even a retry a downstream handler returns after the disposal.
+	next = p.unlessDisposed(next)
 	normal := p.strategy.Mode() == ModeNormal
 	failure := req.Failure
 	if !normal && !plant.On(plant.AlwaysSkipsDownstream) && next() {
@@ -133,6 +136,19 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		return false, err
 	}
 	return true, nil
+}
+
+// unlessDisposed wraps the waterfall's next: a retry the handlers below return once the plugin's
+// lifetime has ended is dropped (the failure is terminal), so disposal ends the chain however
+// long a downstream handler takes to decide.
+func (p *llmRetry) unlessDisposed(next func() bool) func() bool {
+	return func() bool {
+		retry := next()
+		if p.lifetime.Err() != nil && !plant.On(plant.DisposedPluginRetries) {
+			return false
+		}
+		return retry
+	}
 }
 
 // durationMs converts milliseconds to a Duration, rounding to the nearest nanosecond.

@@ -25,6 +25,9 @@ func (MemoryStore) Append(Event) error { return nil }
 // Session is the agent's append-only event log. Every append is stamped with the next seq and the
 // injected clock's time, checked by the invariant layer, written to the store, and then shown to
 // observers. It is safe for concurrent use: tool tasks and the turn loop append to it alike.
+//
+// Observers run with no lock held (see deliver), so an observer may call back into the session
+// or the agent: append, send, cancel.
 type Session struct {
 	mu        sync.Mutex
 	clock     Clock
@@ -32,6 +35,12 @@ type Session struct {
 	validator *Validator
 	events    []Event
 	observers []func(Event)
+	// pending are appended events not yet shown to observers, oldest first; delivering is set
+	// while some task shows them (one at a time, so every observer sees the log's order).
+	pending    []Event
+	delivering bool
+	// onObserverPanic hears an observer that panicked (the agent reports it as agent/error).
+	onObserverPanic func(e Event, recovered any)
 }
 
 // NewSession returns an empty session that stamps events with clock and writes them to store
@@ -61,8 +70,20 @@ func (s *Session) restore(events []Event) error {
 }
 
 // Append writes one event. A refusal by the invariant layer (*InvariantError) or by the store
-// leaves the log unchanged.
+// leaves the log unchanged. Observers are shown the event before Append returns, unless another
+// task is showing them earlier events: then that task shows this one too, in order.
 func (s *Session) Append(data EventData) (Event, error) {
+	e, err := s.appendQuiet(data)
+	if err == nil {
+		s.deliver()
+	}
+	return e, err
+}
+
+// appendQuiet writes one event and queues it for the observers without showing it to them: the
+// agent appends so while it holds its own lock, and calls deliver once it has let go, so that
+// an observer calling back into the agent cannot deadlock on that lock.
+func (s *Session) appendQuiet(data EventData) (Event, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := Event{
@@ -81,18 +102,65 @@ func (s *Session) Append(data EventData) (Event, error) {
 	}
 	s.validator.apply(e)
 	s.events = append(s.events, e)
-	for _, observe := range s.observers {
-		observe(e)
+	if len(s.observers) > 0 {
+		s.pending = append(s.pending, e)
 	}
 	return e, nil
 }
 
-// Observe registers fn to be called with every event after it is appended. fn runs while the
-// session is locked, in the appending task: it must be quick and must not append.
+// deliver shows the pending events to the observers, in log order, with no lock held. One task
+// delivers at a time; a task that finds another delivering leaves its events to it, so an
+// observer that appends (directly, or by calling the agent) has its events shown after the one
+// it is observing, never from inside it. An observer that panics is contained: the others still
+// see the event, and onObserverPanic hears of it.
+func (s *Session) deliver() {
+	s.mu.Lock()
+	if s.delivering {
+		s.mu.Unlock()
+		return
+	}
+	s.delivering = true
+	for len(s.pending) > 0 {
+		e := s.pending[0]
+		s.pending = s.pending[1:]
+		observers := s.observers
+		s.mu.Unlock()
+		for _, observe := range observers {
+			s.observe(observe, e)
+		}
+		s.mu.Lock()
+	}
+	s.pending = nil
+	s.delivering = false
+	s.mu.Unlock()
+}
+
+// observe calls one observer, containing a panic.
+func (s *Session) observe(fn func(Event), e Event) {
+	defer func() {
+		if plant.On(plant.ObserverPanicEscapes) {
+			return
+		}
+		if recovered := recover(); recovered != nil {
+			s.mu.Lock()
+			report := s.onObserverPanic
+			s.mu.Unlock()
+			if report != nil {
+				report(e, recovered)
+			}
+		}
+	}()
+	fn(e)
+}
+
+// Observe registers fn to be called with every event appended from now on. fn runs in the task
+// that appended the event (or that was showing earlier events), with no lock held: it may call
+// the session and the agent (WhenIdle excepted, from the turn loop's own task). A panic in fn is
+// contained and reported as agent/error.
 func (s *Session) Observe(fn func(Event)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.observers = append(s.observers, fn)
+	s.observers = append(slices.Clip(s.observers), fn)
 }
 
 // Events returns a copy of the log so far.

@@ -12,10 +12,7 @@ import (
 // the same step, whenever the waterfall asks for a retry), logs the assembled answer, and runs
 // the tool calls the answer asks for. step/end is written on every way out once step/start was.
 func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err error) {
-	if err := cancelled(ctx); err != nil {
-		return "", err
-	}
-	if _, err := a.session.Append(StepStart{Turn: turn, Step: step}); err != nil {
+	if err := a.appendUnlessCancelled(ctx, StepStart{Turn: turn, Step: step}); err != nil {
 		return "", err
 	}
 	defer func() {
@@ -23,7 +20,7 @@ func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err
 			err = endErr
 		}
 	}()
-	if err := a.claimInbox(turn, step); err != nil {
+	if err := a.claimInbox(ctx, turn, step); err != nil {
 		return "", err
 	}
 	if err := a.runPlantedRedispatch(ctx, turn, step); err != nil {
@@ -59,28 +56,49 @@ func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err
 	if err := cancelled(ctx); err != nil {
 		return "", err
 	}
+	calls := message.ToolCalls()
+	if finish == FinishMaxTokens {
+		message = message.TextOnly() // a truncated call is neither run nor kept
+	}
 	if _, err := a.session.Append(AssistantMessage{Turn: turn, Step: step, Message: message, Finish: finish}); err != nil {
 		return "", err
 	}
 	a.conversation.add(Entry{Role: RoleAssistant, Blocks: message.Blocks})
 	if finish == FinishToolCalls || (finish == FinishMaxTokens && plant.On(plant.TruncatedCallsRun)) {
-		if err := a.executeToolCalls(ctx, turn, step, message.ToolCalls()); err != nil {
+		if err := a.executeToolCalls(ctx, turn, step, calls); err != nil {
 			return "", err
 		}
 	}
 	return finish, nil
 }
 
-// claimInbox moves the step's share of the inbox into the conversation, logging each claim.
-func (a *Agent) claimInbox(turn, step int) error {
+// appendUnlessCancelled appends an event that opens work (turn/start, step/start) unless ctx is
+// cancelled, deciding under the agent's lock: Cancel takes that lock too, so a cancel lands
+// either before (nothing is written) or after the event, never between the check and the write.
+func (a *Agent) appendUnlessCancelled(ctx context.Context, data EventData) error {
 	a.mu.Lock()
-	defer a.mu.Unlock()
+	defer a.unlock()
+	if err := cancelled(ctx); err != nil {
+		return err
+	}
+	_, err := a.session.appendQuiet(data)
+	return err
+}
+
+// claimInbox moves the step's share of the inbox into the conversation, logging each claim.
+func (a *Agent) claimInbox(ctx context.Context, turn, step int) error {
+	a.mu.Lock()
+	defer a.unlock()
 	a.step = step
+	if err := cancelled(ctx); err != nil {
+		return err // a cancel that came first keeps (or cleared) the inbox: nothing is claimed after it
+	}
 	for _, m := range a.inbox.claimable(step == 1) {
-		if _, err := a.session.Append(InboxClaim{Turn: turn, Step: step, Lane: m.lane, MessageID: m.id}); err != nil {
+		if _, err := a.session.appendQuiet(InboxClaim{Turn: turn, Step: step, Lane: m.lane, MessageID: m.id}); err != nil {
 			return err // the message stays queued: the log never said it was claimed
 		}
 		a.inbox.remove(m)
+		a.claimedInTurn++
 		a.conversation.add(Entry{Role: RoleUser, Text: m.text})
 	}
 	return nil

@@ -22,18 +22,19 @@ func (e *turnEndError) Unwrap() error { return e.err }
 // It reports whether it opened the turn: a refused turn/start opens none, and the turn's number
 // is then not used.
 func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) {
-	if err := cancelled(ctx); err != nil {
-		return false, err
-	}
-	if _, err := a.session.Append(TurnStart{Turn: turn}); err != nil {
+	if err := a.appendUnlessCancelled(ctx, TurnStart{Turn: turn}); err != nil {
+		if ctx.Err() != nil {
+			return false, err
+		}
 		a.emitError(AgentError{Turn: turn, Source: "turn/start", Err: err})
 		return false, &turnEndError{err: err} // no turn was opened, so none must be settled
 	}
 	var ends *TurnEndReason
+	current := 0 // the step running, for agent/error; 0 outside steps
 	defer func() {
 		panicked := recover()
 		if panicked != nil {
-			ends = a.failedTurn(ctx, turn, fmt.Errorf("panic: %v", panicked))
+			ends = a.failedTurn(ctx, turn, current, fmt.Errorf("panic: %v", panicked))
 		}
 		if plant.On(plant.SkipTurnEndOnError) && ends.Kind == EndError && ends.Error.Code == CodeUnknown {
 			return
@@ -47,11 +48,13 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		}
 	}()
 	for step := 1; ; step++ {
+		current = step
 		finish, stepErr := a.runStep(ctx, turn, step)
 		if stepErr != nil {
-			ends = a.failedTurn(ctx, turn, stepErr)
+			ends = a.failedTurn(ctx, turn, step, stepErr)
 			return true, stepErr
 		}
+		current = 0
 		if finish == FinishToolCalls {
 			continue
 		}
@@ -69,7 +72,7 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 
 // failedTurn classifies the error a turn ended with. A cancellation wins over whatever error it
 // caused; every other error is reported to watchers as agent/error.
-func (a *Agent) failedTurn(ctx context.Context, turn int, err error) *TurnEndReason {
+func (a *Agent) failedTurn(ctx context.Context, turn, step int, err error) *TurnEndReason {
 	if ctx.Err() != nil {
 		cause := causeOf(ctx)
 		if plant.On(plant.WrongAbortCause) {
@@ -79,7 +82,7 @@ func (a *Agent) failedTurn(ctx context.Context, turn int, err error) *TurnEndRea
 	}
 	failure, _ := FailureOf(err)
 	if !(plant.On(plant.NoAgentErrorOnUnknown) && failure.Code == CodeUnknown) {
-		a.emitError(AgentError{Turn: turn, Source: "turn", Err: err})
+		a.emitError(AgentError{Turn: turn, Step: step, Source: "turn", Err: err})
 	}
 	return &TurnEndReason{Kind: EndError, Error: &failure}
 }

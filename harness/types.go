@@ -142,3 +142,16 @@ func (m AssembledMessage) ToolCalls() []Block {
 	}
 	return calls
 }
+
+// TextOnly returns the message with its text blocks only: what a step cut off at max-tokens
+// commits. Its tool calls may be truncated ({"a":), are never run, and so must not reach the
+// conversation either, where the next request would replay them as calls without a result.
+func (m AssembledMessage) TextOnly() AssembledMessage {
+	text := []Block{}
+	for _, b := range m.Blocks {
+		if b.Type == BlockText {
+			text = append(text, b)
+		}
+	}
+	return AssembledMessage{Blocks: text}
+}

@@ -185,8 +185,13 @@ func checkWakeJustified(x *index, v *violations) {
 			continue // a restarted agent wakes itself for the work its log left queued
 		}
 		if prev != nil && prev.end != nil && t.startSeq == prev.endSeq+1 {
-			if x.inboxAt(t.startSeq).pending() == 0 {
+			switch {
+			case x.inboxAt(t.startSeq).pending() == 0:
 				v.add(t.startSeq, t.startMs, "turn %d started straight after turn %d with nothing in the inbox", n, prev.number)
+			case prev.end.Reason.Kind == harness.EndError && !x.claimedIn(prev.number) && len(x.wakingPushes(prev.startSeq, t.startSeq)) == 0:
+				// A turn that failed before taking any message would fail the same way again:
+				// rerunning it unasked is how a refusing store spins the driver.
+				v.add(t.startSeq, t.startMs, "turn %d started straight after turn %d, which failed before taking any message, with no new wake", n, prev.number)
 			}
 			continue
 		}
@@ -204,6 +209,16 @@ func checkWakeJustified(x *index, v *violations) {
 			v.add(t.startSeq, t.startMs, "turn %d started although no followup or steer woke the agent", n)
 		}
 	}
+}
+
+// claimedIn reports whether turn n took any message from the inbox.
+func (x *index) claimedIn(n int) bool {
+	for _, e := range x.run.Log {
+		if c, ok := e.Data.(harness.InboxClaim); ok && c.Turn == n {
+			return true
+		}
+	}
+	return false
 }
 
 // restartedBefore reports whether a restart happened between the previous turn and t.
@@ -241,10 +256,22 @@ func checkLatchedWakeServed(x *index, v *violations) {
 		if i+1 < len(x.turnOrder) {
 			servedAt = x.turns[x.turnOrder[i+1]].startMs
 		}
-		if len(latched) > 0 && servedAt != t.endMs && !x.crashedAt(t.endMs) && !x.cancelledAt(t.endMs, t.endSeq) {
+		// The replay is a wake like any other: if the store refused its turn/start, the work
+		// stays queued and the next wake serves it (agent/error reports the refusal).
+		if len(latched) > 0 && servedAt != t.endMs && !x.crashedAt(t.endMs) && !x.cancelledAt(t.endMs, t.endSeq) && !x.turnStartRefusedAt(t.endMs) {
 			v.add(latched[0], t.endMs, "a waking send during aborted turn %d was latched, but no turn started when it ended though its work is queued", n)
 		}
 	}
+}
+
+// turnStartRefusedAt reports whether the store refused a turn/start at atMs.
+func (x *index) turnStartRefusedAt(atMs int64) bool {
+	for _, r := range x.run.Trace.Refusals {
+		if r.Type == harness.TypeTurnStart && r.AtMs == atMs {
+			return true
+		}
+	}
+	return false
 }
 
 // cancelledAt reports whether a cancellation landed at atMs after the event at seq: it cancels a

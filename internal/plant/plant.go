@@ -53,6 +53,10 @@ const (
 	RetryAfterDropped       = "retry-after-dropped"
 	RetryCounterInMemory    = "retry-counter-in-memory"
 	OverCapRetryAfterUsed   = "over-cap-retry-after-used"
+	DisposedPluginRetries   = "disposed-plugin-retries"
+	FailedTurnRerun         = "failed-turn-rerun"
+	ObserverPanicEscapes    = "observer-panic-escapes"
+	ClearLeavesMessage      = "clear-leaves-message"
 )
 
 // Catalogue lists every planted bug with the property that catches it.
@@ -96,4 +100,8 @@ var Catalogue = []Bug{
 	{RetryAfterDropped, "failure-recorded-faithfully", "every provider Retry-After hint is dropped as if it were invalid"},
 	{OverCapRetryAfterUsed, "delay-within-cap", "always mode waits a provider Retry-After above maxDelay as is"},
 	{RetryCounterInMemory, "appends-accepted", "llm-retry counts a chain's retries in memory, per failure code, instead of reading the log"},
+	{DisposedPluginRetries, "no-retry-after-dispose", "a retry a downstream handler returns after the llm-retry plugin was disposed is still made"},
+	{FailedTurnRerun, "wake-justified", "a turn that failed before taking any message is rerun at once on the same messages"},
+	{ObserverPanicEscapes, "run-completes", "a panicking session observer is not contained: its panic escapes into the appending task"},
+	{ClearLeavesMessage, "cleared-never-sent", "a cancel without keepInbox logs inbox/clear but leaves the message queued, to be claimed and sent later"},
 }
