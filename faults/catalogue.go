@@ -55,6 +55,10 @@ const (
 	AppendRefused         = "append-refused"
 	Crash                 = "crash"
 	TornWrite             = "torn-write"
+	StoreOutage           = "store-outage"
+	ObserverCallback      = "observer-callback"
+	SendCancelRace        = "send-cancel-race"
+	SlowCompaction        = "slow-compaction"
 )
 
 var catalogue = []Fault{
@@ -90,6 +94,10 @@ var catalogue = []Fault{
 	{AppendRefused, GroupHost, "the session store refuses every append for a while (infrastructure failure)"},
 	{Crash, GroupHost, "the agent's process dies at any scheduling point or inside an append (before or after its line is written) and restarts from the durable log"},
 	{TornWrite, GroupHost, "the process dies inside an append with only part of the line written: the torn line is cut off on reopening"},
+	{StoreOutage, GroupHost, "the session store refuses every append of one event type (turn/start, step/start, inbox/claim, …) for a long while, up to the horizon: an outage, not a blip"},
+	{ObserverCallback, GroupUser, "a session observer calls back into the agent from inside its callback, on a chosen event: a send, a cancel, or a panic"},
+	{SendCancelRace, GroupUser, "a waking send and a cancel without keepInbox in the same virtual instant, from two tasks, in either order"},
+	{SlowCompaction, GroupHost, "the compaction handler takes 50 ms to 2 s to decide, as a fallback to another model would: the llm-retry plugin may be disposed meanwhile"},
 }
 
 // Catalogue returns every fault in a stable order.

@@ -95,6 +95,16 @@ func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 			plan.Refusals = append(plan.Refusals, Window{FromMs: from, UntilMs: from + d.between(1, 300)})
 		}
 	}
+	if _, ok := swarm[StoreOutage]; ok {
+		from := d.between(0, plan.HorizonMs-1)
+		until := min(plan.HorizonMs, from+d.between(5_000, plan.HorizonMs))
+		kind := OutageTypes[rng.Intn(len(OutageTypes))]
+		plan.Refusals = append(plan.Refusals, Window{FromMs: from, UntilMs: until, Type: kind, Fault: StoreOutage})
+	}
+	if _, ok := swarm[SlowCompaction]; ok {
+		plan.CompactionBudget = max(plan.CompactionBudget, int(d.between(1, 2)))
+		plan.CompactionDelayMs = d.between(50, 5_000)
+	}
 	return plan
 }
 
@@ -264,6 +274,9 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	}
 	if _, ok := d.swarm[PluginEnd]; ok {
 		actions = append(actions, Action{AtMs: at(), Kind: ActPluginEnd, Fault: PluginEnd})
+	} else if _, slow := d.swarm[SlowCompaction]; slow && d.rng.Float64() < 0.5 {
+		// a handler that deliberates is what a disposal can land on: bring the two together
+		actions = append(actions, Action{AtMs: at(), Kind: ActPluginEnd, Fault: SlowCompaction})
 	}
 	_, crashes := d.swarm[Crash]
 	_, tears := d.swarm[TornWrite]
@@ -280,6 +293,33 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 			}
 			actions = append(actions, a)
 		}
+	}
+	for range count(ObserverCallback) {
+		a := Action{AtMs: at(), Kind: ActObserver, On: ObservedTypes[d.rng.Intn(len(ObservedTypes))], Fault: ObserverCallback}
+		switch d.rng.Intn(4) {
+		case 0:
+			sends++
+			a.Then, a.Text = ActFollowup, fmt.Sprintf("observer followup %d", sends)
+		case 1:
+			sends++
+			a.Then, a.Text = ActSteer, fmt.Sprintf("observer steer %d", sends)
+		case 2:
+			a.Then, a.Cause, a.KeepInbox = ActCancel, harness.CauseUser, d.rng.Float64() < 0.5
+		default:
+			a.Then = ThenPanic
+		}
+		actions = append(actions, a)
+	}
+	for range count(SendCancelRace) {
+		atMs := at()
+		sends++
+		kind := []string{ActSteer, ActFollowup}[d.rng.Intn(2)]
+		send := Action{AtMs: atMs, Kind: kind, Text: fmt.Sprintf("racing %s %d", kind, sends), Fault: SendCancelRace, Concurrent: true}
+		cancel := Action{AtMs: atMs, Kind: ActCancel, Cause: harness.CauseUser, Fault: SendCancelRace, Concurrent: true}
+		if d.rng.Float64() < 0.5 {
+			send, cancel = cancel, send // the scheduler interleaves them either way; the order adds to it
+		}
+		actions = append(actions, send, cancel)
 	}
 	for range d.between(0, 2) {
 		actions = append(actions, Action{AtMs: at(), Kind: ActWaitIdle})

@@ -16,10 +16,13 @@ type Plan struct {
 	Policy               harness.RetryPolicy `json:"policy"`
 	MaxParallelToolCalls int                 `json:"maxParallelToolCalls"`
 	// CompactionBudget is the compaction handler's budget per step; 0 means no handler.
-	CompactionBudget int      `json:"compactionBudget"`
-	HorizonMs        int64    `json:"horizonMs"`
-	Answers          []Answer `json:"answers"`
-	Actions          []Action `json:"actions"`
+	CompactionBudget int `json:"compactionBudget"`
+	// CompactionDelayMs is how long the compaction handler deliberates over a failure it may
+	// answer before it decides (the slow-compaction fault); 0: at once.
+	CompactionDelayMs int64    `json:"compactionDelayMs,omitempty"`
+	HorizonMs         int64    `json:"horizonMs"`
+	Answers           []Answer `json:"answers"`
+	Actions           []Action `json:"actions"`
 	// Refusals are windows of virtual time during which the session store refuses every append.
 	Refusals []Window `json:"refusals,omitempty"`
 }
@@ -83,6 +86,14 @@ type Action struct {
 	KeepInbox bool   `json:"keepInbox,omitempty"`
 	// Fault names the catalogue fault behind the action; empty for the scripted user's own.
 	Fault string `json:"fault,omitempty"`
+	// Concurrent runs the action in a task of its own, so that actions of the same instant
+	// interleave as the scheduler picks (the send-cancel-race fault).
+	Concurrent bool `json:"concurrent,omitempty"`
+	// Observer: from AtMs on, the first event of type On that the agent appends makes a session
+	// observer do Then (followup, steer, cancel with Cause/Reason/KeepInbox, or panic) from inside
+	// its callback.
+	On   string `json:"on,omitempty"`
+	Then string `json:"then,omitempty"`
 }
 
 // Action kinds.
@@ -97,7 +108,15 @@ const (
 	ActWaitIdle = "wait-idle"
 	// ActCrash kills the agent's process; the host restarts it from the durable log.
 	ActCrash = "crash"
+	// ActObserver arms a session observer that calls back into the agent (see Action.On).
+	ActObserver = "observer"
+	// ThenPanic is the observer's Then that panics instead of calling the agent.
+	ThenPanic = "panic"
 )
+
+// ObservedTypes are the event types an observer callback may fire on: each is appended from a
+// different place in the turn loop (under the agent's lock or not, in the driver or a tool task).
+var ObservedTypes = []string{"turn/start", "step/start", "inbox/claim", "assistant/chunk", "assistant/message", "tool/call", "tool/result", "llm/retry", "step/end", "turn/end", "inbox/push"}
 
 // How much of the line being appended reaches the disk when a crash strikes inside an append.
 const (
@@ -113,12 +132,20 @@ type Window struct {
 	UntilMs int64  `json:"untilMs"`
 	Type    string `json:"type,omitempty"`
 	Count   int    `json:"count,omitempty"`
+	// Fault names the catalogue fault behind the window: append-refused (empty) or store-outage.
+	Fault string `json:"fault,omitempty"`
 }
 
 // RefusableTypes are the event types a targeted refusal window may pick: each reaches a
 // different way for the harness to fail (the tool executor's scheduler failure, a retry record
 // that cannot be written, a turn that cannot be settled, …).
-var RefusableTypes = []string{"tool/result", "tool/call", "turn/end", "step/end", "llm/retry", "llm/retry-started", "inbox/claim", "assistant/message", "turn/start"}
+var RefusableTypes = []string{"tool/result", "tool/call", "turn/end", "step/end", "llm/retry", "llm/retry-started", "inbox/claim", "assistant/message", "turn/start", "step/start", "assistant/chunk", "user/message", "inbox/push", "inbox/clear"}
+
+// OutageTypes are the event types a store-outage may refuse for a long while: the ones that open
+// or carry work (a refused turn/start or step/start must not spin the driver; a refused claim
+// must leave its message queued). The closing ones (step/end, turn/end) are left to short
+// append-refused windows: refusing them breaks the session for good.
+var OutageTypes = []string{"turn/start", "step/start", "inbox/claim", "assistant/chunk", "assistant/message", "tool/call", "llm/retry", "llm/retry-started", "user/message", "inbox/push"}
 
 // Registered tools of every simulated agent: two parallel, one exclusive. ToolUnknown calls a
 // name outside this list.
@@ -148,6 +175,8 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("faults: plan: maxParallelToolCalls %d is negative", p.MaxParallelToolCalls)
 	case p.CompactionBudget < 0:
 		return fmt.Errorf("faults: plan: compactionBudget %d is negative", p.CompactionBudget)
+	case p.CompactionDelayMs < 0 || p.CompactionDelayMs > DurationMsMax:
+		return fmt.Errorf("faults: plan: compactionDelayMs %d is outside [0, %d]", p.CompactionDelayMs, DurationMsMax)
 	case p.HorizonMs < 0 || p.HorizonMs > HorizonMsMax:
 		return fmt.Errorf("faults: plan: horizonMs %d is outside [0, %d]", p.HorizonMs, HorizonMsMax)
 	case len(p.Answers) > EntriesMax || len(p.Actions) > EntriesMax || len(p.Refusals) > EntriesMax:
@@ -175,6 +204,9 @@ func (p Plan) Validate() error {
 		}
 		if w.Count < 0 {
 			return fmt.Errorf("faults: plan: refusals[%d]: count %d is negative", i, w.Count)
+		}
+		if w.Fault != "" && w.Fault != AppendRefused && w.Fault != StoreOutage {
+			return fmt.Errorf("faults: plan: refusals[%d]: fault %q is not %s or %s", i, w.Fault, AppendRefused, StoreOutage)
 		}
 	}
 	return nil
@@ -240,10 +272,21 @@ func (a Action) validate() error {
 			return fmt.Errorf("restartAfterMs %d is outside [0, %d]", a.RestartAfterMs, DurationMsMax)
 		}
 	case ActCancel:
-		switch a.Cause {
-		case harness.CauseUser, harness.CauseParent, harness.CauseHook:
+		if err := validCause(a.Cause); err != nil {
+			return err
+		}
+	case ActObserver:
+		if !slices.Contains(ObservedTypes, a.On) {
+			return fmt.Errorf("observer on %q is not one of %v", a.On, ObservedTypes)
+		}
+		switch a.Then {
+		case ActFollowup, ActSteer, ThenPanic:
+		case ActCancel:
+			if err := validCause(a.Cause); err != nil {
+				return err
+			}
 		default:
-			return fmt.Errorf("cancel cause %q is not user, parent or hook (dispose has its own kind)", a.Cause)
+			return fmt.Errorf("observer then %q is not followup, steer, cancel or panic", a.Then)
 		}
 	default:
 		return fmt.Errorf("kind %q is unknown", a.Kind)
@@ -254,4 +297,13 @@ func (a Action) validate() error {
 		}
 	}
 	return nil
+}
+
+// validCause refuses a cancel cause the plan cannot play.
+func validCause(cause string) error {
+	switch cause {
+	case harness.CauseUser, harness.CauseParent, harness.CauseHook:
+		return nil
+	}
+	return fmt.Errorf("cancel cause %q is not user, parent or hook (dispose has its own kind)", cause)
 }

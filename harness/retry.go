@@ -118,6 +118,11 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 			return false, nil
 		}
 	}
+	// The handlers below may have taken their time (always mode asks them first): a cancel or a
+	// disposal meanwhile ends the chain here, before anything is written.
+	if req.Ctx.Err() != nil || p.lifetime.Err() != nil {
+		return false, nil
+	}
 	// Durable before wait: a crash during the wait leaves llm/retry without its
 	// llm/retry-started, so a restart knows this retry was spent.
 	if _, err := p.session.Append(record); err != nil {

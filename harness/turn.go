@@ -39,7 +39,7 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		if plant.On(plant.SkipTurnEndOnError) && ends.Kind == EndError && ends.Error.Code == CodeUnknown {
 			return
 		}
-		if _, appendErr := a.session.Append(TurnEnd{Turn: turn, Reason: *ends}); appendErr != nil {
+		if appendErr := a.writeTurnEnd(ctx, turn, ends); appendErr != nil {
 			a.emitError(AgentError{Turn: turn, Source: "turn/end", Err: appendErr})
 			err = &turnEndError{err: appendErr}
 		}
@@ -74,17 +74,36 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 // caused; every other error is reported to watchers as agent/error.
 func (a *Agent) failedTurn(ctx context.Context, turn, step int, err error) *TurnEndReason {
 	if ctx.Err() != nil {
-		cause := causeOf(ctx)
-		if plant.On(plant.WrongAbortCause) {
-			cause = CancelCause{Kind: CauseUser}
-		}
-		return &TurnEndReason{Kind: EndAborted, Reason: &cause}
+		return abortedBy(ctx)
 	}
 	failure, _ := FailureOf(err)
 	if !(plant.On(plant.NoAgentErrorOnUnknown) && failure.Code == CodeUnknown) {
 		a.emitError(AgentError{Turn: turn, Step: step, Source: "turn", Err: err})
 	}
 	return &TurnEndReason{Kind: EndError, Error: &failure}
+}
+
+// abortedBy is the turn/end reason of a turn cancelled through ctx.
+func abortedBy(ctx context.Context) *TurnEndReason {
+	cause := causeOf(ctx)
+	if plant.On(plant.WrongAbortCause) {
+		cause = CancelCause{Kind: CauseUser}
+	}
+	return &TurnEndReason{Kind: EndAborted, Reason: &cause}
+}
+
+// writeTurnEnd settles the turn. A cancel that lands before turn/end is written wins over the
+// way the turn was about to end (its last step done, or its failure decided): the check and the
+// write happen under the agent's lock, which Cancel takes too, so a cancel comes either before
+// turn/end (the turn ends aborted) or after it (the turn was over).
+func (a *Agent) writeTurnEnd(ctx context.Context, turn int, ends *TurnEndReason) error {
+	a.mu.Lock()
+	defer a.unlock()
+	if ctx.Err() != nil && ends.Kind != EndAborted {
+		*ends = *abortedBy(ctx)
+	}
+	_, err := a.session.appendQuiet(TurnEnd{Turn: turn, Reason: *ends})
+	return err
 }
 
 // causeOf returns the CancelCause a context was cancelled with.

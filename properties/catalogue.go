@@ -40,4 +40,6 @@ var catalogue = []Property{
 	{"no-double-dispatch", "no tool call is dispatched or run twice, across crashes and restarts", checkNoDoubleDispatch},
 	{"chain-budget", "no retry chain holds more llm/retry events than maxRetries, across crashes and restarts", checkChainBudget},
 	{"cancel-ends-wait", "a cancellation during a backoff wait ends the wait, and the turn, at that very instant", checkCancelEndsWait},
+	{"cleared-never-sent", "a message a cancel cleared from the inbox never reaches a request, whatever the order of a same-instant send and cancel", checkClearedNeverSent},
+	{"no-retry-after-dispose", "once the llm-retry plugin is disposed, a failure it was handling gets no further attempt, not even from a handler below it that decides later", checkNoRetryAfterDispose},
 }

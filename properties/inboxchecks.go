@@ -50,16 +50,28 @@ func (x *index) abortedTurnAt(seq int64) (*turnIndex, Cancel, bool) {
 func checkInboxReplays(x *index, v *violations) {
 	b := replayedInbox{lanes: map[harness.Lane][]string{}, kinds: map[string]harness.MessageKind{}}
 	said := map[string]bool{}
-	claimsOpen := false // between a step/start and its first non-claim event
+	claimsOpen := false // between a step/start and its first event other than a claim or a send
 	var turn, step, nextTurnClaims int
+	var owed []string // the next-step lane when the step started: all of it is the step's to claim
 	closeClaims := func(e harness.Event) {
-		if claimsOpen && len(b.lanes[harness.LaneNextStep]) > 0 && !x.refusedIn(turn, step, harness.TypeInboxClaim) {
-			v.add(e.Seq, e.Time, "turn %d step %d left %d message(s) in the next-step lane unclaimed", turn, step, len(b.lanes[harness.LaneNextStep]))
+		left := 0
+		for _, id := range owed {
+			if slices.Contains(b.lanes[harness.LaneNextStep], id) {
+				left++
+			}
+		}
+		// A cancel that came first keeps (or clears) the inbox: nothing is claimed after it.
+		if claimsOpen && left > 0 && !x.refusedIn(turn, step, harness.TypeInboxClaim) && !x.cancelledIn(turn, e.Seq) {
+			v.add(e.Seq, e.Time, "turn %d step %d left %d message(s) in the next-step lane unclaimed", turn, step, left)
 		}
 		claimsOpen = false
 	}
 	for _, e := range x.run.Log {
-		if _, claim := e.Data.(harness.InboxClaim); !claim {
+		switch e.Data.(type) {
+		case harness.InboxClaim, harness.UserMessage, harness.InboxPush:
+			// a send (from an observer called back inside the step, say) may come between a
+			// step's claims: it does not end them
+		default:
 			closeClaims(e)
 		}
 		switch d := e.Data.(type) {
@@ -87,6 +99,7 @@ func checkInboxReplays(x *index, v *violations) {
 			b.kinds[d.MessageID] = d.Kind
 		case harness.StepStart:
 			turn, step, nextTurnClaims, claimsOpen = d.Turn, d.Step, 0, true
+			owed = slices.Clone(b.lanes[harness.LaneNextStep])
 		case harness.InboxClaim:
 			if d.Lane == harness.LaneNextTurn {
 				nextTurnClaims++
@@ -109,6 +122,20 @@ func checkInboxReplays(x *index, v *violations) {
 			}
 		}
 	}
+}
+
+// cancelledIn reports whether a cancellation landed in turn n before the event at seq.
+func (x *index) cancelledIn(n int, seq int64) bool {
+	t := x.turns[n]
+	if t == nil {
+		return false
+	}
+	for _, c := range x.cancelsOf(t) {
+		if c.SeqAt < seq {
+			return true
+		}
+	}
+	return false
 }
 
 // cancelledBeforeTurnAt reports whether, at seq, the last cancellation landed on a running

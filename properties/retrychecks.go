@@ -15,7 +15,7 @@ import (
 // waitFor returns the wait that began right after the llm/retry at seq.
 func (x *index) waitFor(seq int64) (Wait, bool) {
 	for _, w := range x.run.Trace.Waits {
-		if w.SeqBefore == seq {
+		if x.waitAnchor(w) == seq {
 			return w, true
 		}
 	}
@@ -34,7 +34,7 @@ func checkDurableBeforeWait(x *index, v *violations) {
 		retryAt[r.seq] = r
 	}
 	for _, w := range x.run.Trace.Waits {
-		r, ok := retryAt[w.SeqBefore]
+		r, ok := retryAt[x.waitAnchor(w)]
 		switch {
 		case !ok:
 			v.add(0, w.StartMs, "a backoff wait began at +%.3fs with no llm/retry written just before it", float64(w.StartMs)/1000)

@@ -93,6 +93,8 @@ type Request struct {
 	Failed       bool
 	FailCode     string
 	RetryAfterMs float64
+	// UserTexts are the texts of the user messages in the conversation the request carried.
+	UserTexts []string
 }
 
 // Wait is one wait the harness made through the runtime (llm-retry's backoff). SeqBefore is the

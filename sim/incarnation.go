@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,7 +51,7 @@ func (s *simStore) Append(e harness.Event) error {
 				t.record(func(tr *properties.Trace) {
 					tr.Refusals = append(tr.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step})
 				})
-				t.strike(faults.AppendRefused)
+				t.strike(cmp.Or(window.Fault, faults.AppendRefused))
 				return errAppendRefused
 			}
 		}

@@ -39,6 +39,11 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 		Turn: request.Turn, Step: request.Step, Attempt: request.Attempt,
 		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault,
 	}
+	for _, m := range request.Messages {
+		if m.Role == harness.RoleUser {
+			record.UserTexts = append(record.UserTexts, m.Text)
+		}
+	}
 	switch {
 	case answer.Fail != nil && answer.Fail.Plain:
 		record.Failed, record.FailCode = true, harness.CodeUnknown

@@ -51,6 +51,9 @@ type world struct {
 	restarted harness.Queue
 	disposed  bool
 
+	// armedObservers are observer callbacks whose time has come, waiting for their event.
+	armedObservers []armedObserver
+
 	watchers     int
 	watchersDone harness.Queue
 	cancelWait   context.CancelCauseFunc
@@ -99,6 +102,11 @@ func (w *world) play() {
 	for i, a := range plan.Actions {
 		if wait := ms(a.AtMs) - w.tracer.elapsed(); wait > 0 {
 			w.rt.Sleep(wait)
+		}
+		if a.Concurrent {
+			action, a := i+1, a
+			w.rt.Go("racing user", func() { w.perform(action, a) })
+			continue
 		}
 		w.perform(i+1, a)
 	}
@@ -162,11 +170,15 @@ func (w *world) startIncarnation(history []harness.Event) error {
 		rt = w.process
 	}
 	policy := plan.Policy
+	t := w.tracer
 	var handlers []harness.RequestErrorHandler
 	if plan.CompactionBudget > 0 {
-		handlers = append(handlers, &harness.CompactionHandler{BudgetPerStep: plan.CompactionBudget})
+		var compaction harness.RequestErrorHandler = &harness.CompactionHandler{BudgetPerStep: plan.CompactionBudget}
+		if plan.CompactionDelayMs > 0 {
+			compaction = &deliberatingHandler{inner: compaction, rt: rt, tracer: t, delayMs: plan.CompactionDelayMs}
+		}
+		handlers = append(handlers, compaction)
 	}
-	t := w.tracer
 	w.store = &simStore{world: w}
 	agent, err := harness.New(harness.Config{
 		Provider:             w.provider,
@@ -195,6 +207,7 @@ func (w *world) startIncarnation(history []harness.Event) error {
 		if w.keepDurable {
 			w.acknowledged = append(w.acknowledged, e)
 		}
+		w.callBack(e)
 	})
 	w.agent = agent
 	if w.keepDurable {
@@ -277,6 +290,8 @@ func (w *world) perform(action int, a faults.Action) {
 				})
 			}
 		})
+	case faults.ActObserver:
+		w.armedObservers = append(w.armedObservers, armedObserver{action: action, plan: a})
 	case faults.ActCrash:
 		if w.scheduler == nil || w.down || w.disposed {
 			return

@@ -1,0 +1,58 @@
+package properties
+
+import "github.com/turnsim/turnsim/harness"
+
+// What a cancellation and a disposal must win over (spec harness.md §9): a message a cancel
+// cleared never reaches a request, and once the llm-retry plugin is disposed no retry comes of a
+// failure it was handling.
+
+// checkClearedNeverSent: every message an inbox/clear dropped is absent from every request the
+// provider saw. Messages are told apart by their text, which the simulator keeps unique; a
+// text sent twice is not judged.
+func checkClearedNeverSent(x *index, v *violations) {
+	idsOf := map[string][]string{}
+	cleared := map[string]harness.Event{}
+	for _, e := range x.run.Log {
+		switch d := e.Data.(type) {
+		case harness.UserMessage:
+			idsOf[d.Message.Text] = append(idsOf[d.Message.Text], d.Message.ID)
+		case harness.InboxClear:
+			cleared[d.MessageID] = e
+		}
+	}
+	for _, r := range x.run.Trace.Requests {
+		for _, text := range r.UserTexts {
+			ids := idsOf[text]
+			if len(ids) != 1 {
+				continue
+			}
+			if clear, ok := cleared[ids[0]]; ok {
+				v.add(clear.Seq, r.StartMs, "message %s (%q) was cleared by a cancel at +%.3fs, yet turn %d step %d attempt %d sent it", ids[0], text, float64(clear.Time)/1000, r.Turn, r.Step, r.Attempt)
+			}
+		}
+	}
+}
+
+// checkNoRetryAfterDispose: a failure whose handling began before the llm-retry plugin's
+// lifetime ended (plugin-end or dispose) gets no further attempt after that instant, whether
+// llm-retry itself or a handler below it would have retried. Failures that come later go
+// straight down the waterfall and are not judged here.
+func checkNoRetryAfterDispose(x *index, v *violations) {
+	requests := x.run.Trace.Requests
+	for _, c := range x.run.Trace.Cancels {
+		if c.Kind != pluginEnd && c.Kind != harness.CauseDisposed {
+			continue
+		}
+		for _, failed := range requests {
+			if !failed.Failed || failed.EndMs < 0 || failed.EndMs >= c.AtMs {
+				continue
+			}
+			for _, next := range requests {
+				if next.Turn == failed.Turn && next.Step == failed.Step && next.Attempt == failed.Attempt+1 && next.StartMs > c.AtMs {
+					v.add(0, next.StartMs, "turn %d step %d failed at +%.3fs (attempt %d) and the llm-retry plugin was disposed at +%.3fs, yet attempt %d was sent at +%.3fs",
+						failed.Turn, failed.Step, float64(failed.EndMs)/1000, failed.Attempt, float64(c.AtMs)/1000, next.Attempt, float64(next.StartMs)/1000)
+				}
+			}
+		}
+	}
+}
