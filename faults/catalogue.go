@@ -97,7 +97,7 @@ var catalogue = []Fault{
 	{StoreOutage, GroupHost, "the session store refuses every append of one event type (turn/start, step/start, inbox/claim, …) for a long while, up to the horizon: an outage, not a blip"},
 	{ObserverCallback, GroupUser, "a session observer calls back into the agent from inside its callback, on a chosen event: a send, a cancel, or a panic"},
 	{SendCancelRace, GroupUser, "a waking send and a cancel without keepInbox in the same virtual instant, from two tasks, in either order"},
-	{SlowCompaction, GroupHost, "the compaction handler takes 50 ms to 2 s to decide, as a fallback to another model would: the llm-retry plugin may be disposed meanwhile"},
+	{SlowCompaction, GroupHost, "the compaction handler takes 50 ms to 5 s to decide, as a fallback to another model would: the llm-retry plugin may be disposed meanwhile"},
 }
 
 // Catalogue returns every fault in a stable order.

@@ -113,9 +113,13 @@ func TestPlantNeedsThePlantedBuild(t *testing.T) {
 }
 
 func TestCataloguesList(t *testing.T) {
-	code, out, _ := simrun("faults")
+	code, out, _ := simrun("faults", "-coverage", "200")
 	require.Equal(t, exitOK, code)
 	assert.Contains(t, out, "rate-limit-retry-after-above")
+	assert.Regexp(t, `store-outage\s+host\s+\d+\.\d%`, out, "each fault with its coverage")
+	code, _, errOut := simrun("faults", "-coverage", "-1")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "-coverage -1 is outside")
 	code, out, _ = simrun("properties")
 	require.Equal(t, exitOK, code)
 	assert.Contains(t, out, "durable-before-wait")
