@@ -211,7 +211,7 @@ func checkWakeJustified(x *index, v *violations) {
 		if x.restartedBefore(t, prev) {
 			continue // a restarted agent wakes itself for the work its log left queued
 		}
-		if prev != nil && prev.end != nil && t.startSeq == prev.endSeq+1 {
+		if prev != nil && prev.end != nil && x.onlySendsBetween(prev.endSeq, t.startSeq) {
 			switch {
 			case x.inboxAt(t.startSeq).pending() == 0:
 				v.add(t.startSeq, t.startMs, "turn %d started straight after turn %d with nothing in the inbox", n, prev.number)

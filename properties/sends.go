@@ -24,3 +24,14 @@ func (x *index) waitAnchor(w Wait) int64 {
 	}
 	return seq
 }
+
+// onlySendsBetween reports whether nothing but sends lies strictly between the events at seqs
+// from and to: the turn loop went straight from one to the other.
+func (x *index) onlySendsBetween(from, to int64) bool {
+	for seq := from + 1; seq < to; seq++ {
+		if seq < 1 || int(seq) > len(x.run.Log) || !userEvent(x.run.Log[seq-1]) {
+			return false
+		}
+	}
+	return from < to
+}

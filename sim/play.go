@@ -99,16 +99,24 @@ func (w *world) play() {
 		w.host = w.rt.NewQueue("host")
 		w.rt.Go("host", w.serveRestarts)
 	}
+	racers, racersDone := 0, w.rt.NewQueue("racing users")
 	for i, a := range plan.Actions {
 		if wait := ms(a.AtMs) - w.tracer.elapsed(); wait > 0 {
 			w.rt.Sleep(wait)
 		}
 		if a.Concurrent {
 			action, a := i+1, a
-			w.rt.Go("racing user", func() { w.perform(action, a) })
+			racers++
+			w.rt.Go("racing user", func() {
+				defer racersDone.Put(nil)
+				w.perform(action, a)
+			})
 			continue
 		}
 		w.perform(i+1, a)
+	}
+	for range racers {
+		racersDone.Get(context.Background()) // their sends and cancels are the user's last word
 	}
 	settled := w.awaitSettled(ms(plan.HorizonMs + livenessBoundMs))
 	if w.host != nil {

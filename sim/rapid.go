@@ -158,6 +158,16 @@ func (d *planDraw) plan() faults.Plan {
 			plan.Refusals = append(plan.Refusals, d.refusal(plan.HorizonMs))
 		}
 	}
+	if d.on[faults.StoreOutage] {
+		from := d.between("outage fromMs", 0, plan.HorizonMs-1)
+		until := min(plan.HorizonMs, from+d.between("outage lengthMs", 5_000, plan.HorizonMs))
+		kind := rapid.SampledFrom(faults.OutageTypes).Draw(d.t, "outage type")
+		plan.Refusals = append(plan.Refusals, faults.Window{FromMs: from, UntilMs: until, Type: kind, Fault: faults.StoreOutage})
+	}
+	if d.on[faults.SlowCompaction] {
+		plan.CompactionBudget = max(plan.CompactionBudget, d.count("slow compaction budget", 1, 2))
+		plan.CompactionDelayMs = d.between("compactionDelayMs", 50, 5_000)
+	}
 	return plan
 }
 
@@ -309,6 +319,12 @@ func (d *planDraw) actions(horizonMs int64) []faults.Action {
 	if d.on[faults.TornWrite] {
 		kinds = append(kinds, crashTorn)
 	}
+	if d.on[faults.ObserverCallback] {
+		kinds = append(kinds, faults.ObserverCallback)
+	}
+	if d.on[faults.SendCancelRace] {
+		kinds = append(kinds, faults.SendCancelRace)
+	}
 	actions := []faults.Action{{AtMs: 0, Kind: faults.ActFollowup, Text: "task 1"}}
 	for i := range d.count("extra actions", 0, rapidExtraActionsMax) {
 		kind := rapid.SampledFrom(kinds).Draw(d.t, "action")
@@ -336,6 +352,21 @@ func (d *planDraw) actions(horizonMs int64) []faults.Action {
 			a.Kind, a.Fault, a.InAppend, a.Written = faults.ActCrash, faults.Crash, true, written
 		case crashTorn:
 			a.Kind, a.Fault, a.InAppend, a.Written = faults.ActCrash, faults.TornWrite, true, faults.WrittenTorn
+		case faults.ObserverCallback:
+			a.Kind, a.Fault = faults.ActObserver, faults.ObserverCallback
+			a.On = rapid.SampledFrom(faults.ObservedTypes).Draw(d.t, "observed type")
+			a.Then = rapid.SampledFrom([]string{faults.ActFollowup, faults.ActSteer, faults.ActCancel, faults.ThenPanic}).Draw(d.t, "observer then")
+			switch a.Then {
+			case faults.ActCancel:
+				a.Cause, a.KeepInbox = harness.CauseUser, d.coin("observer keepInbox")
+			case faults.ActFollowup, faults.ActSteer:
+				a.Text = fmt.Sprintf("observer %s %d", a.Then, i+2)
+			}
+		case faults.SendCancelRace:
+			// the send here, its cancel appended below: the pair shares one instant
+			a.Kind, a.Fault, a.Concurrent = faults.ActSteer, faults.SendCancelRace, true
+			a.Text = fmt.Sprintf("racing steer %d", i+2)
+			actions = append(actions, faults.Action{AtMs: a.AtMs, Kind: faults.ActCancel, Cause: harness.CauseUser, Fault: faults.SendCancelRace, Concurrent: true})
 		}
 		if a.Kind == faults.ActCrash {
 			a.RestartAfterMs = d.between("restartAfterMs", 0, 2000)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -254,8 +255,11 @@ func swarmOf(p faults.Plan) faults.Swarm {
 			swarm[a.Fault] = 1
 		}
 	}
-	if len(p.Refusals) > 0 {
-		swarm[faults.AppendRefused] = 1
+	for _, w := range p.Refusals {
+		swarm[cmp.Or(w.Fault, faults.AppendRefused)] = 1
+	}
+	if p.CompactionDelayMs > 0 {
+		swarm[faults.SlowCompaction] = 1
 	}
 	return swarm
 }
