@@ -55,6 +55,8 @@ const (
 	AppendRefused         = "append-refused"
 	Crash                 = "crash"
 	TornWrite             = "torn-write"
+	WrappedFailure        = "wrapped-failure"
+	StreamIgnoresCancel   = "stream-ignores-cancel"
 )
 
 var catalogue = []Fault{
@@ -90,6 +92,8 @@ var catalogue = []Fault{
 	{AppendRefused, GroupHost, "the session store refuses every append for a while (infrastructure failure)"},
 	{Crash, GroupHost, "the agent's process dies at any scheduling point or inside an append (before or after its line is written) and restarts from the durable log"},
 	{TornWrite, GroupHost, "the process dies inside an append with only part of the line written: the torn line is cut off on reopening"},
+	{WrappedFailure, GroupProvider, "a provider failure wrapped in one or two other errors (fmt.Errorf %w, errors.Join): classified through the wrapping, its code, status and Retry-After recorded as sent"},
+	{StreamIgnoresCancel, GroupProvider, "a stream that ignores its cancelled context and keeps sending text, tool-call and finish chunks 0.1 to 2 s apart: the harness must stop at the cancellation"},
 }
 
 // Catalogue returns every fault in a stable order.
