@@ -55,6 +55,14 @@ const (
 	OverCapRetryAfterUsed   = "over-cap-retry-after-used"
 )
 
+// Names of the planted bugs behind the wrapped-failure and stream-ignores-cancel faults and the
+// stream, inbox and conversation properties.
+const (
+	FailureOfNoUnwrap       = "failure-of-no-unwrap"
+	NoCancelCheckAfterChunk = "no-cancel-check-after-chunk"
+	KeepInboxClears         = "keep-inbox-clears"
+)
+
 // Catalogue lists every planted bug with the property that catches it.
 var Catalogue = []Bug{
 	{WaitBeforeRetryRecord, "durable-before-wait", "llm-retry waits first and writes llm/retry after the wait"},
@@ -96,4 +104,7 @@ var Catalogue = []Bug{
 	{RetryAfterDropped, "failure-recorded-faithfully", "every provider Retry-After hint is dropped as if it were invalid"},
 	{OverCapRetryAfterUsed, "delay-within-cap", "always mode waits a provider Retry-After above maxDelay as is"},
 	{RetryCounterInMemory, "appends-accepted", "llm-retry counts a chain's retries in memory, per failure code, instead of reading the log"},
+	{FailureOfNoUnwrap, "failure-recorded-faithfully", "FailureOf finds a Failure only in the outermost error (a type assertion, not errors.As): a wrapped one is UNKNOWN"},
+	{NoCancelCheckAfterChunk, "no-output-after-cancel", "the stream loop skips its cancellation check after each chunk: a chunk that arrives after the cancel is logged"},
+	{KeepInboxClears, "inbox-clear-exact", "a cancel with keepInbox clears the inbox all the same"},
 }
