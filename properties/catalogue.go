@@ -42,4 +42,5 @@ var catalogue = []Property{
 	{"cancel-ends-wait", "a cancellation during a backoff wait ends the wait, and the turn, at that very instant", checkCancelEndsWait},
 	{"no-output-after-cancel", "no assistant/chunk or assistant/message of a turn is logged after the turn was cancelled, however long its stream goes on talking", checkNoOutputAfterCancel},
 	{"inbox-clear-exact", "inbox/clear is logged exactly for a cancel without keepInbox, for every message queued then (unless the store refused it), and never for a cancel with keepInbox or a dispose", checkInboxClearExact},
+	{"conversation-well-formed", "in every request the provider is sent, each tool call has exactly one result after it, and no result lacks its call", checkConversationWellFormed},
 }

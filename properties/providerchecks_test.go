@@ -88,6 +88,34 @@ func TestInboxClearExact(t *testing.T) {
 	}
 }
 
+// What the provider was sent: every call answered once, after it; no result without its call.
+func TestConversationWellFormed(t *testing.T) {
+	user := RequestMessage{Role: harness.RoleUser}
+	asks := func(ids ...string) RequestMessage { return RequestMessage{Role: harness.RoleAssistant, CallIDs: ids} }
+	result := func(id string) RequestMessage { return RequestMessage{Role: harness.RoleTool, ResultFor: id} }
+	cases := map[string]struct {
+		messages []RequestMessage
+		want     int
+	}{
+		"every call answered":          {[]RequestMessage{user, asks("a", "b"), result("a"), result("b"), user}, 0},
+		"a call without its result":    {[]RequestMessage{user, asks("a", "b"), result("a"), user}, 1},
+		"a result without its call":    {[]RequestMessage{result("a"), result("b"), user}, 2},
+		"a result before its call":     {[]RequestMessage{user, result("a"), asks("a")}, 1},
+		"a call answered twice":        {[]RequestMessage{user, asks("a"), result("a"), result("a")}, 1},
+		"a call asked for twice":       {[]RequestMessage{user, asks("a"), result("a"), asks("a")}, 1},
+		"no tool calls at all":         {[]RequestMessage{user, {Role: harness.RoleAssistant}, user}, 0},
+		"reported once, not per reply": {[]RequestMessage{user, asks("a")}, 1},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := run(t, harness.TurnStart{Turn: 1}, harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: harness.EndCompleted}})
+			r.Traced = true
+			r.Trace.Requests = []Request{{Turn: 1, Step: 1, Attempt: 1, EndMs: 1, Messages: c.messages}, {Turn: 1, Step: 2, Attempt: 1, EndMs: 1, Messages: c.messages}}
+			assert.Equal(t, c.want, firedOnly(r, "conversation-well-formed"), "%v", Check(r))
+		})
+	}
+}
+
 // The recorded failure keeps the status the provider sent, however the error was wrapped.
 func TestFailureRecordedFaithfullyJudgesTheStatus(t *testing.T) {
 	for name, c := range map[string]struct {

@@ -58,9 +58,10 @@ const (
 // Names of the planted bugs behind the wrapped-failure and stream-ignores-cancel faults and the
 // stream, inbox and conversation properties.
 const (
-	FailureOfNoUnwrap       = "failure-of-no-unwrap"
-	NoCancelCheckAfterChunk = "no-cancel-check-after-chunk"
-	KeepInboxClears         = "keep-inbox-clears"
+	FailureOfNoUnwrap           = "failure-of-no-unwrap"
+	NoCancelCheckAfterChunk     = "no-cancel-check-after-chunk"
+	KeepInboxClears             = "keep-inbox-clears"
+	ToolResultNotInConversation = "tool-result-not-in-conversation"
 )
 
 // Catalogue lists every planted bug with the property that catches it.
@@ -107,4 +108,5 @@ var Catalogue = []Bug{
 	{FailureOfNoUnwrap, "failure-recorded-faithfully", "FailureOf finds a Failure only in the outermost error (a type assertion, not errors.As): a wrapped one is UNKNOWN"},
 	{NoCancelCheckAfterChunk, "no-output-after-cancel", "the stream loop skips its cancellation check after each chunk: a chunk that arrives after the cancel is logged"},
 	{KeepInboxClears, "inbox-clear-exact", "a cancel with keepInbox clears the inbox all the same"},
+	{ToolResultNotInConversation, "conversation-well-formed", "a committed tool result is logged but never added to the conversation"},
 }
