@@ -92,7 +92,7 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
-		return harness.Chunk{}, failureError(*a.Fail)
+		return harness.Chunk{}, wrappedFailureError(*a.Fail)
 	case a.Fail != nil:
 		return harness.Chunk{}, io.EOF
 	case i < a.Chunks+len(a.Calls):
@@ -121,68 +121,8 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 	return harness.Chunk{Kind: harness.ChunkToolCall, CallID: callID, Name: call.Name, Arguments: string(arguments)}
 }
 
-// produceIgnoringCancel streams an answer of the stream-ignores-cancel fault: every chunk, text,
-// tool call or finish, takes ChunkDelayMs on a sleep no context can end, and then arrives,
-// cancelled or not. The harness must stop at the cancellation itself.
-func (s *planStream) produceIgnoringCancel() (harness.Chunk, error) {
-	a := s.answer
-	i := s.next
-	s.next++
-	if i > a.Chunks+len(a.Calls) {
-		return harness.Chunk{}, io.EOF
-	}
-	if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs)); err != nil { // no context: cancellation cannot end it
-		return harness.Chunk{}, err
-	}
-	switch {
-	case i < a.Chunks:
-		return harness.Chunk{Kind: harness.ChunkText, Text: fmt.Sprintf("part %d ", i+1)}, nil
-	case i < a.Chunks+len(a.Calls):
-		return s.toolCallChunk(i - a.Chunks), nil
-	}
-	return harness.Chunk{Kind: harness.ChunkFinish, Finish: a.Finish}, nil
-}
-
-// requestMessages is what conversation-well-formed needs of a request's conversation: each
-// entry's role, the tool calls an assistant entry asks for, the call a tool entry answers.
-func requestMessages(entries []harness.Entry) []properties.RequestMessage {
-	out := make([]properties.RequestMessage, len(entries))
-	for i, e := range entries {
-		out[i] = properties.RequestMessage{Role: e.Role}
-		switch e.Role {
-		case harness.RoleAssistant:
-			for _, b := range e.Blocks {
-				if b.Type == harness.BlockToolCall {
-					out[i].CallIDs = append(out[i].CallIDs, b.CallID)
-				}
-			}
-		case harness.RoleTool:
-			out[i].ResultFor = e.CallID
-		}
-	}
-	return out
-}
-
-// failureError builds the error a provider returns for a planned failure, wrapped as the plan
-// says.
+// failureError builds the error a provider returns for a planned failure.
 func failureError(f faults.Fail) error {
-	err := innerFailureError(f)
-	for layer, wrap := range f.Wrap {
-		switch wrap {
-		case faults.WrapErrorf:
-			err = fmt.Errorf("simulated sdk: attempt %d: %w", layer+1, err)
-		case faults.WrapJoin:
-			err = errors.Join(err, fmt.Errorf("simulated sdk: closing the response body: %w", io.ErrClosedPipe))
-		default:
-			panic(fmt.Sprintf("sim: invariant: a validated plan wraps with %q", wrap))
-		}
-	}
-	return err
-}
-
-// innerFailureError is the provider's own error for a planned failure: a plain error, or an
-// LlmError carrying the Failure (with a cause chain when planned).
-func innerFailureError(f faults.Fail) error {
 	if f.Plain {
 		return fmt.Errorf("%s: %w", f.Message, io.ErrUnexpectedEOF)
 	}
