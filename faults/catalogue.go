@@ -59,6 +59,8 @@ const (
 	ObserverCallback      = "observer-callback"
 	SendCancelRace        = "send-cancel-race"
 	SlowCompaction        = "slow-compaction"
+	WrappedFailure        = "wrapped-failure"
+	StreamIgnoresCancel   = "stream-ignores-cancel"
 )
 
 var catalogue = []Fault{
@@ -98,6 +100,8 @@ var catalogue = []Fault{
 	{ObserverCallback, GroupUser, "a session observer calls back into the agent from inside its callback, on a chosen event: a send, a cancel, or a panic"},
 	{SendCancelRace, GroupUser, "a waking send and a cancel without keepInbox in the same virtual instant, from two tasks, in either order"},
 	{SlowCompaction, GroupHost, "the compaction handler takes 50 ms to 5 s to decide, as a fallback to another model would: the llm-retry plugin may be disposed meanwhile"},
+	{WrappedFailure, GroupProvider, "a provider failure wrapped in one or two other errors (fmt.Errorf %w, errors.Join): classified through the wrapping, its code, status and Retry-After recorded as sent"},
+	{StreamIgnoresCancel, GroupProvider, "a stream that ignores its cancelled context and keeps sending text, tool-call and finish chunks 0.1 to 2 s apart: the harness must stop at the cancellation"},
 }
 
 // Catalogue returns every fault in a stable order.

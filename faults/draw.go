@@ -126,7 +126,7 @@ func (d *drawer) drawPolicy() harness.RetryPolicy {
 var providerFaults = []string{
 	RateLimit, RateLimitAfterBelow, RateLimitAfterEqual, RateLimitAfterAbove, RetryAfterInvalid,
 	Server, Timeout, Transport, EmptyResponse, ContextWindowExceeded, PlainError, FailMidStream,
-	MaxTokens, ToolCalls, SlowStream,
+	MaxTokens, ToolCalls, SlowStream, WrappedFailure, StreamIgnoresCancel,
 }
 
 // drawAnswer shapes one answer: the first enabled provider fault (in a shuffled order) that
@@ -203,6 +203,10 @@ func (d *drawer) shape(fault string) Answer {
 		a := d.textAnswer(fault, harness.FinishCompleted)
 		a.ChunkDelayMs = d.between(500, 5000)
 		return a
+	case WrappedFailure:
+		return d.wrappedFailure()
+	case StreamIgnoresCancel:
+		return d.streamIgnoringCancel()
 	}
 	panic(fmt.Sprintf("faults: invariant: no shape for provider fault %q", fault))
 }

@@ -37,6 +37,9 @@ type Answer struct {
 	Calls        []Call         `json:"calls,omitempty"`
 	Finish       harness.Finish `json:"finish,omitempty"`
 	Fail         *Fail          `json:"fail,omitempty"`
+	// IgnoreCancel makes the stream ignore its context: every chunk (text, tool call, finish)
+	// takes ChunkDelayMs whether or not the step was cancelled, and still arrives.
+	IgnoreCancel bool `json:"ignoreCancel,omitempty"`
 }
 
 // Fail is how an answer fails, after its chunks.
@@ -49,7 +52,20 @@ type Fail struct {
 	Plain bool `json:"plain,omitempty"`
 	// CauseChain wraps a cause chain inside the failure (connection refused inside a wrapper).
 	CauseChain bool `json:"causeChain,omitempty"`
+	// Wrap wraps the provider's error in other errors, innermost first: each layer WrapErrorf
+	// (fmt.Errorf with %w) or WrapJoin (errors.Join with an unrelated error). The harness must
+	// find the Failure through them.
+	Wrap []string `json:"wrap,omitempty"`
 }
+
+// Layers of Fail.Wrap.
+const (
+	WrapErrorf = "errorf"
+	WrapJoin   = "join"
+)
+
+// WrapLayersMax bounds Fail.Wrap.
+const WrapLayersMax = 4
 
 // Call is one tool call an answer asks for, with how the simulated tool will behave.
 type Call struct {
@@ -232,6 +248,14 @@ func (a Answer) validate() error {
 		}
 		if math.IsNaN(a.Fail.RetryAfterMs) || math.Abs(a.Fail.RetryAfterMs) > RetryAfterMax {
 			return fmt.Errorf("fail.retryAfterMs %g is not finite and within ±%g", a.Fail.RetryAfterMs, RetryAfterMax)
+		}
+		if len(a.Fail.Wrap) > WrapLayersMax {
+			return fmt.Errorf("fail.wrap has %d layers, more than %d", len(a.Fail.Wrap), WrapLayersMax)
+		}
+		for j, layer := range a.Fail.Wrap {
+			if layer != WrapErrorf && layer != WrapJoin {
+				return fmt.Errorf("fail.wrap[%d] %q is not %s or %s", j, layer, WrapErrorf, WrapJoin)
+			}
 		}
 		return nil
 	}

@@ -288,7 +288,7 @@ func (a *Agent) Cancel(cause CancelCause, keepInbox bool) error {
 
 func (a *Agent) cancelLocked(cause CancelCause, keepInbox bool) error {
 	var appendErr error
-	if !keepInbox {
+	if !keepInbox || plant.On(plant.KeepInboxClears) {
 		for _, dropped := range a.inbox.all() {
 			if _, err := a.session.appendQuiet(InboxClear{Lane: dropped.lane, MessageID: dropped.id}); err != nil {
 				if appendErr == nil {

@@ -88,7 +88,7 @@ func (e *LlmError) Unwrap() error { return e.Cause }
 // its (normalised) Failure; anything else is UNKNOWN with the ErrorChain text as message.
 func FailureOf(err error) (Failure, bool) {
 	var llm *LlmError
-	if errors.As(err, &llm) {
+	if errors.As(err, &llm) && !(plant.On(plant.FailureOfNoUnwrap) && error(llm) != err) {
 		return llm.Failure.Normalize(), true
 	}
 	return Failure{Code: CodeUnknown, Message: ErrorChain(err)}.Normalize(), false

@@ -128,7 +128,7 @@ func (a *Agent) attempt(ctx context.Context, turn, step, attempt int) (message A
 		if nextErr != nil {
 			return message, "", nextErr, nil
 		}
-		if err := cancelled(ctx); err != nil {
+		if err := cancelled(ctx); err != nil && !plant.On(plant.NoCancelCheckAfterChunk) {
 			return message, "", nil, err
 		}
 		if _, err := a.session.Append(AssistantChunk{Turn: turn, Step: step, Chunk: chunk}); err != nil {

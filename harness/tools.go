@@ -126,7 +126,9 @@ func (x *toolExecutor) runGroup(from, to, limit int) int {
 				x.failure = err
 				break
 			}
-			x.agent.conversation.add(toolEntry(*results[nextToCommit-from]))
+			if !plant.On(plant.ToolResultNotInConversation) {
+				x.agent.conversation.add(toolEntry(*results[nextToCommit-from]))
+			}
 			nextToCommit++
 		}
 		if x.ctx.Err() != nil && !plant.On(plant.DispatchAfterAbort) {

@@ -21,7 +21,11 @@ func checkClearedNeverSent(x *index, v *violations) {
 		}
 	}
 	for _, r := range x.run.Trace.Requests {
-		for _, text := range r.UserTexts {
+		for _, m := range r.Messages {
+			if m.Role != harness.RoleUser {
+				continue
+			}
+			text := m.Text
 			ids := idsOf[text]
 			if len(ids) != 1 {
 				continue

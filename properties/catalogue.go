@@ -24,7 +24,7 @@ var catalogue = []Property{
 	{"pool-limit", "at most maxParallelToolCalls parallel calls run at once, and an exclusive call runs alone", checkPoolLimit},
 	{"tool-context-cancelled", "a tool's context is cancelled with its step: a call that honours it stops at the instant of the cancel", checkToolContextCancelled},
 	{"no-truncated-calls", "a tool call in an answer cut off at max-tokens is never executed", checkNoTruncatedCalls},
-	{"failure-recorded-faithfully", "the failure llm/retry and an error turn/end record is the one the provider sent: its code, and its Retry-After when usable, and none when not", checkFailureRecordedFaithfully},
+	{"failure-recorded-faithfully", "the failure llm/retry and an error turn/end record is the one the provider sent, however wrapped: its code, its status, and its Retry-After when usable, and none when not", checkFailureRecordedFaithfully},
 	{"durable-before-wait", "llm/retry is written before its backoff wait begins, at the failure instant, for the delay it records", checkDurableBeforeWait},
 	{"retry-started-on-time", "llm/retry-started comes exactly delayMs after its llm/retry, and only when the wait ran out uncancelled", checkRetryStartedOnTime},
 	{"delay-within-cap", "every delay llm-retry waits is finite, ≥ 0 and at most the strategy's cap (the seed's: maxDelay), whatever the strategy", checkDelayWithinCap},
@@ -42,4 +42,7 @@ var catalogue = []Property{
 	{"cancel-ends-wait", "a cancellation during a backoff wait ends the wait, and the turn, at that very instant", checkCancelEndsWait},
 	{"cleared-never-sent", "a message a cancel cleared from the inbox never reaches a request, whatever the order of a same-instant send and cancel", checkClearedNeverSent},
 	{"no-retry-after-dispose", "once the llm-retry plugin is disposed, a failure it was handling gets no further attempt, not even from a handler below it that decides later", checkNoRetryAfterDispose},
+	{"no-output-after-cancel", "no assistant/chunk or assistant/message of a turn is logged after the turn was cancelled, however long its stream goes on talking", checkNoOutputAfterCancel},
+	{"inbox-clear-exact", "inbox/clear is logged exactly for a cancel without keepInbox, for every message queued then (unless the store refused it), and never for a cancel with keepInbox or a dispose", checkInboxClearExact},
+	{"conversation-well-formed", "in every request the provider is sent, each tool call has exactly one result after it, and no result lacks its call", checkConversationWellFormed},
 }

@@ -304,6 +304,8 @@ func faithful(recorded harness.Failure, sent Request) string {
 		return fmt.Sprintf("recorded code %s, but the provider failed with %s", recorded.Code, sent.FailCode)
 	case recorded.ProviderRetryAfterMs != hint:
 		return fmt.Sprintf("recorded Retry-After %g ms, but the provider sent %g ms", recorded.ProviderRetryAfterMs, sent.RetryAfterMs)
+	case sent.FailStatus >= 100 && sent.FailStatus <= 599 && recorded.Status != sent.FailStatus:
+		return fmt.Sprintf("recorded status %d, but the provider sent %d", recorded.Status, sent.FailStatus)
 	}
 	return ""
 }

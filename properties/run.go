@@ -93,8 +93,22 @@ type Request struct {
 	Failed       bool
 	FailCode     string
 	RetryAfterMs float64
-	// UserTexts are the texts of the user messages in the conversation the request carried.
-	UserTexts []string
+	// FailStatus is the HTTP status the failure was sent with (0: none).
+	FailStatus int
+	// Messages is the conversation the request carried, entry by entry: what
+	// conversation-well-formed judges.
+	Messages []RequestMessage
+}
+
+// RequestMessage is one entry of the conversation a request carried, as the properties need it:
+// its role (harness.RoleUser, RoleAssistant or RoleTool), the ids of the tool calls an assistant
+// entry asks for, in order, the id of the call a tool entry answers, and a user entry's text.
+type RequestMessage struct {
+	Role      string
+	CallIDs   []string
+	ResultFor string
+	// Text is a user entry's text: what cleared-never-sent looks for.
+	Text string
 }
 
 // Wait is one wait the harness made through the runtime (llm-retry's backoff). SeqBefore is the
@@ -137,6 +151,9 @@ type Cancel struct {
 	KeepInbox bool
 	Running   bool
 	Turn      int
+	// Down is whether the agent's process was down (crashed, not yet restarted): then the
+	// cancellation reached no agent and did nothing.
+	Down bool
 }
 
 // Send is a message the user sent; Err is the error the agent answered with, if any.

@@ -37,18 +37,14 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 	p.served++
 	record := properties.Request{
 		Turn: request.Turn, Step: request.Step, Attempt: request.Attempt,
-		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault,
-	}
-	for _, m := range request.Messages {
-		if m.Role == harness.RoleUser {
-			record.UserTexts = append(record.UserTexts, m.Text)
-		}
+		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault, Messages: requestMessages(request.Messages),
 	}
 	switch {
 	case answer.Fail != nil && answer.Fail.Plain:
 		record.Failed, record.FailCode = true, harness.CodeUnknown
 	case answer.Fail != nil:
 		record.Failed, record.FailCode, record.RetryAfterMs = true, answer.Fail.Code, answer.Fail.RetryAfterMs
+		record.FailStatus = answer.Fail.Status
 	case answer.Chunks == 0 && len(answer.Calls) == 0:
 		record.Failed, record.FailCode = true, harness.CodeEmptyResponse
 	}
@@ -81,6 +77,9 @@ func (s *planStream) Next(ctx context.Context) (harness.Chunk, error) {
 
 func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 	a := s.answer
+	if a.IgnoreCancel && a.Fail == nil {
+		return s.produceIgnoringCancel()
+	}
 	i := s.next
 	s.next++
 	switch {
@@ -93,18 +92,11 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
-		return harness.Chunk{}, failureError(*a.Fail)
+		return harness.Chunk{}, wrappedFailureError(*a.Fail)
 	case a.Fail != nil:
 		return harness.Chunk{}, io.EOF
 	case i < a.Chunks+len(a.Calls):
-		j := i - a.Chunks
-		call := a.Calls[j]
-		callID := fmt.Sprintf("call-%d-%d", s.index+1, j+1)
-		arguments, err := json.Marshal(toolArguments{CallID: callID, Call: call})
-		if err != nil {
-			panic("sim: invariant: a plan call does not encode: " + err.Error())
-		}
-		return harness.Chunk{Kind: harness.ChunkToolCall, CallID: callID, Name: call.Name, Arguments: string(arguments)}, nil
+		return s.toolCallChunk(i - a.Chunks), nil
 	case i == a.Chunks+len(a.Calls):
 		if a.Chunks == 0 && len(a.Calls) == 0 {
 			// An empty answer: it takes its time, then finishes with nothing in it.
@@ -115,6 +107,18 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 		return harness.Chunk{Kind: harness.ChunkFinish, Finish: a.Finish}, nil
 	}
 	return harness.Chunk{}, io.EOF
+}
+
+// toolCallChunk is the chunk of the answer's j-th tool call. Its arguments carry the plan's Call,
+// so the simulated tool knows how to behave.
+func (s *planStream) toolCallChunk(j int) harness.Chunk {
+	call := s.answer.Calls[j]
+	callID := fmt.Sprintf("call-%d-%d", s.index+1, j+1)
+	arguments, err := json.Marshal(toolArguments{CallID: callID, Call: call})
+	if err != nil {
+		panic("sim: invariant: a plan call does not encode: " + err.Error())
+	}
+	return harness.Chunk{Kind: harness.ChunkToolCall, CallID: callID, Name: call.Name, Arguments: string(arguments)}
 }
 
 // failureError builds the error a provider returns for a planned failure.

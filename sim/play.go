@@ -264,7 +264,7 @@ func (w *world) perform(action int, a faults.Action) {
 	case faults.ActCancel, faults.ActDispose, faults.ActPluginEnd:
 		t.strike(a.Fault)
 		status := agent.Status()
-		c := properties.Cancel{Action: action, AtMs: t.nowMs(), SeqAt: seqAt, Kind: a.Cause, Reason: a.Reason, KeepInbox: a.KeepInbox, Running: status.Running && !w.down, Turn: status.Turn}
+		c := properties.Cancel{Action: action, AtMs: t.nowMs(), SeqAt: seqAt, Kind: a.Cause, Reason: a.Reason, KeepInbox: a.KeepInbox, Running: status.Running && !w.down, Turn: status.Turn, Down: w.down}
 		switch a.Kind {
 		case faults.ActDispose:
 			c.Kind, c.KeepInbox = harness.CauseDisposed, true

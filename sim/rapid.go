@@ -266,6 +266,29 @@ func (d *planDraw) shape(fault string) faults.Answer {
 		return d.toolCallAnswer(fault)
 	case faults.SlowStream:
 		return faults.Answer{Fault: fault, Chunks: d.count("chunks", 1, 3), ChunkDelayMs: d.between("slow chunkDelayMs", 500, 5000), Finish: harness.FinishCompleted}
+	case faults.WrappedFailure:
+		fail := rapid.SampledFrom([]faults.Fail{
+			{Code: harness.CodeRateLimit, Message: "rate limited", Status: 429},
+			{Code: harness.CodeServer, Message: "bad gateway", Status: 502},
+			{Code: harness.CodeTimeout, Message: "request timed out", Status: 408},
+			{Code: harness.CodeContextWindowExceeded, Message: "prompt is too long", Status: 400},
+		}).Draw(d.t, "wrapped failure")
+		if fail.Code == harness.CodeRateLimit && d.coin("wrapped Retry-After") {
+			fail.RetryAfterMs = float64(d.between("retryAfterMs", 1, max(maxDelayMs-1, 1)))
+		}
+		for range d.count("wrap layers", 1, 2) {
+			fail.Wrap = append(fail.Wrap, rapid.SampledFrom([]string{faults.WrapErrorf, faults.WrapJoin}).Draw(d.t, "wrap"))
+		}
+		return d.failure(fault, d.count("chunks before the failure", 0, 2), fail)
+	case faults.StreamIgnoresCancel:
+		a := faults.Answer{Fault: fault, Chunks: d.count("chunks", 1, 3), ChunkDelayMs: d.between("ignoring chunkDelayMs", 100, 2000), Finish: harness.FinishCompleted, IgnoreCancel: true}
+		if d.coin("ignoring stream with tool calls") {
+			for range d.count("calls", 1, 3) {
+				a.Calls = append(a.Calls, d.call())
+			}
+			a.Finish = harness.FinishToolCalls
+		}
+		return a
 	}
 	panic(fmt.Sprintf("sim: invariant: PlanGen has no shape for provider fault %q", fault))
 }

@@ -59,6 +59,15 @@ const (
 	ClearLeavesMessage      = "clear-leaves-message"
 )
 
+// Names of the planted bugs behind the wrapped-failure and stream-ignores-cancel faults and the
+// stream, inbox and conversation properties.
+const (
+	FailureOfNoUnwrap           = "failure-of-no-unwrap"
+	NoCancelCheckAfterChunk     = "no-cancel-check-after-chunk"
+	KeepInboxClears             = "keep-inbox-clears"
+	ToolResultNotInConversation = "tool-result-not-in-conversation"
+)
+
 // Catalogue lists every planted bug with the property that catches it.
 var Catalogue = []Bug{
 	{WaitBeforeRetryRecord, "durable-before-wait", "llm-retry waits first and writes llm/retry after the wait"},
@@ -104,4 +113,8 @@ var Catalogue = []Bug{
 	{FailedTurnRerun, "wake-justified", "a turn that failed before taking any message is rerun at once on the same messages"},
 	{ObserverPanicEscapes, "run-completes", "a panicking session observer is not contained: its panic escapes into the appending task"},
 	{ClearLeavesMessage, "cleared-never-sent", "a cancel without keepInbox logs inbox/clear but leaves the message queued, to be claimed and sent later"},
+	{FailureOfNoUnwrap, "failure-recorded-faithfully", "FailureOf finds a Failure only in the outermost error (a type assertion, not errors.As): a wrapped one is UNKNOWN"},
+	{NoCancelCheckAfterChunk, "no-output-after-cancel", "the stream loop skips its cancellation check after each chunk: a chunk that arrives after the cancel is logged"},
+	{KeepInboxClears, "inbox-clear-exact", "a cancel with keepInbox clears the inbox all the same"},
+	{ToolResultNotInConversation, "conversation-well-formed", "a committed tool result is logged but never added to the conversation"},
 }

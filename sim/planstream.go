@@ -1,0 +1,77 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/properties"
+)
+
+// The provider's wider world: streams that ignore cancellation, failures wrapped in other
+// errors, and the record of what each request carried.
+
+// produceIgnoringCancel streams an answer of the stream-ignores-cancel fault: every chunk, text,
+// tool call or finish, takes ChunkDelayMs on a sleep no context can end, and then arrives,
+// cancelled or not. The harness must stop at the cancellation itself.
+func (s *planStream) produceIgnoringCancel() (harness.Chunk, error) {
+	a := s.answer
+	i := s.next
+	s.next++
+	if i > a.Chunks+len(a.Calls) {
+		return harness.Chunk{}, io.EOF
+	}
+	if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs)); err != nil { // no context: cancellation cannot end it
+		return harness.Chunk{}, err
+	}
+	switch {
+	case i < a.Chunks:
+		return harness.Chunk{Kind: harness.ChunkText, Text: fmt.Sprintf("part %d ", i+1)}, nil
+	case i < a.Chunks+len(a.Calls):
+		return s.toolCallChunk(i - a.Chunks), nil
+	}
+	return harness.Chunk{Kind: harness.ChunkFinish, Finish: a.Finish}, nil
+}
+
+// requestMessages is what conversation-well-formed needs of a request's conversation: each
+// entry's role, the tool calls an assistant entry asks for, the call a tool entry answers; and
+// for cleared-never-sent, a user entry's text.
+func requestMessages(entries []harness.Entry) []properties.RequestMessage {
+	out := make([]properties.RequestMessage, len(entries))
+	for i, e := range entries {
+		out[i] = properties.RequestMessage{Role: e.Role}
+		switch e.Role {
+		case harness.RoleAssistant:
+			for _, b := range e.Blocks {
+				if b.Type == harness.BlockToolCall {
+					out[i].CallIDs = append(out[i].CallIDs, b.CallID)
+				}
+			}
+		case harness.RoleTool:
+			out[i].ResultFor = e.CallID
+		case harness.RoleUser:
+			out[i].Text = e.Text
+		}
+	}
+	return out
+}
+
+// wrappedFailureError builds the error a provider returns for a planned failure, wrapped as the
+// plan says (the wrapped-failure fault): each layer hides the Failure one level deeper, where
+// only errors.As finds it.
+func wrappedFailureError(f faults.Fail) error {
+	err := failureError(f)
+	for layer, wrap := range f.Wrap {
+		switch wrap {
+		case faults.WrapErrorf:
+			err = fmt.Errorf("simulated sdk: attempt %d: %w", layer+1, err)
+		case faults.WrapJoin:
+			err = errors.Join(err, fmt.Errorf("simulated sdk: closing the response body: %w", io.ErrClosedPipe))
+		default:
+			panic(fmt.Sprintf("sim: invariant: a validated plan wraps with %q", wrap))
+		}
+	}
+	return err
+}
