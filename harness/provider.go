@@ -51,12 +51,56 @@ type Conversation struct {
 // Len returns the number of entries.
 func (c *Conversation) Len() int { return len(c.entries) }
 
-// Compact drops the older half of the history, keeping at least the newest entry, and returns how
-// many entries it dropped. It is the crude shrink the example compaction handler uses.
+// Compact drops the older half of the history, and with it every tool result whose call it
+// dropped (a result without its call is a malformed request), and returns how many entries it
+// dropped. It is the crude shrink the example compaction handler uses.
 func (c *Conversation) Compact() int {
-	drop := len(c.entries) / 2
-	c.entries = append([]Entry(nil), c.entries[drop:]...)
-	return drop
+	before := len(c.entries)
+	kept := c.entries[before/2:]
+	asked := map[string]bool{}
+	var entries []Entry
+	for _, e := range kept {
+		for _, b := range e.Blocks {
+			if b.Type == BlockToolCall {
+				asked[b.CallID] = true
+			}
+		}
+		if e.Role == RoleTool && !asked[e.CallID] {
+			continue
+		}
+		entries = append(entries, e)
+	}
+	c.entries = entries
+	return before - len(entries)
+}
+
+// dropUnanswered removes the tool calls that never got a result (the executor failed before
+// committing it, say) from the assistant entries that asked for them, so that no later request
+// carries a call without its result. The session log keeps them as they were.
+func (c *Conversation) dropUnanswered() {
+	answered := map[string]bool{}
+	for _, e := range c.entries {
+		if e.Role == RoleTool {
+			answered[e.CallID] = true
+		}
+	}
+	for i, e := range c.entries {
+		if e.Role != RoleAssistant {
+			continue
+		}
+		var blocks []Block
+		changed := false
+		for _, b := range e.Blocks {
+			if b.Type == BlockToolCall && !answered[b.CallID] {
+				changed = true
+				continue
+			}
+			blocks = append(blocks, b)
+		}
+		if changed {
+			c.entries[i].Blocks = blocks
+		}
+	}
 }
 
 func (c *Conversation) add(e Entry) { c.entries = append(c.entries, e) }

@@ -55,6 +55,7 @@ func (a *Agent) resume(history []Event) error {
 			a.conversation.add(toolEntry(r))
 		}
 	}
+	a.conversation.dropUnanswered() // as the turns that left them did
 	return nil
 }
 

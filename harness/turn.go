@@ -33,6 +33,7 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 	current := 0 // the step running, for agent/error; 0 outside steps
 	defer func() {
 		panicked := recover()
+		a.conversation.dropUnanswered() // a call the turn never answered is not replayed
 		if panicked != nil {
 			ends = a.failedTurn(ctx, turn, current, fmt.Errorf("panic: %v", panicked))
 		}

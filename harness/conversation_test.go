@@ -1,0 +1,45 @@
+package harness
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// A request never carries a tool call without its result, nor a result without its call (spec
+// §9): compaction drops the results whose call it dropped, and a turn that ends with calls
+// unanswered (its executor failed before committing them) takes them out of the conversation.
+
+func userEntry(text string) Entry { return Entry{Role: RoleUser, Text: text} }
+
+func callsEntry(ids ...string) Entry {
+	e := Entry{Role: RoleAssistant, Blocks: []Block{{Type: BlockText, Text: "on it"}}}
+	for _, id := range ids {
+		e.Blocks = append(e.Blocks, Block{Type: BlockToolCall, CallID: id, Name: "read"})
+	}
+	return e
+}
+
+func resultEntry(id string) Entry { return Entry{Role: RoleTool, CallID: id, Text: "ok"} }
+
+func TestCompactDropsResultsWhoseCallItDropped(t *testing.T) {
+	c := Conversation{entries: []Entry{userEntry("a"), callsEntry("c1", "c2"), resultEntry("c1"), resultEntry("c2"), userEntry("b"), callsEntry("c3"), resultEntry("c3")}}
+	dropped := c.Compact()
+	// the older half (3 entries) goes, taking the assistant entry of c1 and c2: c2's result goes too
+	assert.Equal(t, []Entry{userEntry("b"), callsEntry("c3"), resultEntry("c3")}, c.entries)
+	assert.Equal(t, 4, dropped)
+}
+
+func TestCompactKeepsACallWithItsResults(t *testing.T) {
+	c := Conversation{entries: []Entry{userEntry("a"), userEntry("b"), callsEntry("c1"), resultEntry("c1")}}
+	assert.Equal(t, 2, c.Compact())
+	assert.Equal(t, []Entry{callsEntry("c1"), resultEntry("c1")}, c.entries)
+}
+
+func TestDropUnansweredRemovesCallsWithoutAResult(t *testing.T) {
+	c := Conversation{entries: []Entry{userEntry("a"), callsEntry("c1", "c2", "c3"), resultEntry("c1")}}
+	c.dropUnanswered()
+	assert.Equal(t, []Entry{userEntry("a"), callsEntry("c1"), resultEntry("c1")}, c.entries)
+	c.dropUnanswered()
+	assert.Equal(t, []Entry{userEntry("a"), callsEntry("c1"), resultEntry("c1")}, c.entries, "nothing more to drop")
+}
