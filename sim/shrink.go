@@ -190,8 +190,8 @@ func simplerActions(s Schedule) []Schedule {
 	return out
 }
 
-// smallerNumbers proposes a shorter horizon, one parallel call at a time, fewer retries and
-// shorter delays.
+// smallerNumbers proposes a shorter horizon, one parallel call at a time, fewer retries,
+// shorter delays and a compaction handler that does not deliberate.
 func smallerNumbers(s Schedule) []Schedule {
 	var out []Schedule
 	latest := int64(0)
@@ -221,6 +221,11 @@ func smallerNumbers(s Schedule) []Schedule {
 	if s.Plan.CompactionBudget > 1 {
 		c := cloneSchedule(s)
 		c.Plan.CompactionBudget = 1
+		out = append(out, c)
+	}
+	if s.Plan.CompactionDelayMs > 0 {
+		c := cloneSchedule(s)
+		c.Plan.CompactionDelayMs = 0 // a handler that decides at once: slow-compaction off
 		out = append(out, c)
 	}
 	return out
