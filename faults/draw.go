@@ -70,11 +70,16 @@ func (d *drawer) between(low, high int64) int64 { return low + d.rng.Int63n(high
 // DrawPlan turns a swarm into an explicit plan. Every draw comes from rng, in a fixed order.
 func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 	d := &drawer{rng: rng, swarm: swarm}
-	d.policy = d.drawPolicy()
+	var harnessDefaults bool
+	d.policy, harnessDefaults = d.drawPolicy()
 	plan := Plan{
 		Policy:               d.policy,
 		MaxParallelToolCalls: int(d.between(1, 4)),
 		HorizonMs:            d.between(5_000, 60_000),
+		HarnessDefaults:      harnessDefaults,
+	}
+	if harnessDefaults {
+		plan.MaxParallelToolCalls = SpecMaxParallelToolCalls
 	}
 	if _, ok := swarm[ContextWindowExceeded]; ok && rng.Float64() < 0.7 {
 		plan.CompactionBudget = int(d.between(1, 2))
@@ -98,9 +103,17 @@ func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 	return plan
 }
 
-// drawPolicy draws a valid retry policy in whole milliseconds.
-func (d *drawer) drawPolicy() harness.RetryPolicy {
-	p := harness.DefaultRetryPolicy()
+// harnessDefaultsRate is the share of plans that build the agent with the harness's own defaults.
+const harnessDefaultsRate = 0.25
+
+// drawPolicy draws a valid retry policy in whole milliseconds, every field set explicitly (the
+// retryable codes are the spec's). One time in four it is the spec's default policy instead, and
+// harnessDefaults says the agent is to be built with the harness's defaults, judged against it.
+func (d *drawer) drawPolicy() (p harness.RetryPolicy, harnessDefaults bool) {
+	p = SpecRetryPolicy()
+	if d.rng.Float64() < harnessDefaultsRate {
+		return p, true
+	}
 	if d.rng.Float64() < 1.0/3 {
 		p.Mode, p.MaxRetries = harness.ModeAlways, 0
 	} else {
@@ -109,7 +122,7 @@ func (d *drawer) drawPolicy() harness.RetryPolicy {
 	p.InitialDelayMs = float64(d.between(50, 1000))
 	p.MaxDelayMs = float64(min(int64(p.InitialDelayMs)*d.between(2, 40), 30_000))
 	p.JitterRatio = math.Round(d.rng.Float64()*50) / 100
-	return p
+	return p, false
 }
 
 // providerFaults are the faults that shape an answer, in catalogue order.

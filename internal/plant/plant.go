@@ -96,4 +96,11 @@ var Catalogue = []Bug{
 	{RetryAfterDropped, "failure-recorded-faithfully", "every provider Retry-After hint is dropped as if it were invalid"},
 	{OverCapRetryAfterUsed, "delay-within-cap", "always mode waits a provider Retry-After above maxDelay as is"},
 	{RetryCounterInMemory, "appends-accepted", "llm-retry counts a chain's retries in memory, per failure code, instead of reading the log"},
+	{DefaultCodesDrift, "normal-gives-up", "the harness's default retryable codes lose TIMEOUT"},
 }
+
+// Planted bugs of the oracle-independence work: a drift in the harness's defaults, and faults the
+// harness reports under the wrong label.
+const (
+	DefaultCodesDrift = "default-codes-drift"
+)
