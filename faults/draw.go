@@ -237,7 +237,9 @@ func (d *drawer) drawCall() Call {
 		c.Faults = append(c.Faults, ToolError)
 	}
 	if d.on(ToolIgnoresCancel) {
+		// It runs long enough for a cancel to land in it: ignoring a cancel needs one to ignore.
 		c.IgnoreCancel = true
+		c.LatencyMs = max(c.LatencyMs, d.between(500, 5_000))
 		c.Faults = append(c.Faults, ToolIgnoresCancel)
 	}
 	return c

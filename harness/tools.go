@@ -174,6 +174,9 @@ func (x *toolExecutor) dispatch(index int, done Queue) error {
 // a panic TOOL_PANIC with the panic text, an error an error result.
 func runTool(ctx context.Context, tool Tool, known bool, call Block) (result ToolResult) {
 	result.CallID = call.CallID
+	if !known && plant.On(plant.UnknownToolAsError) {
+		return errorResult(result, ToolError{Name: "ToolError", Code: CodeToolError, Message: fmt.Sprintf("no tool named %q", call.Name)})
+	}
 	if !known {
 		return errorResult(result, ToolError{Name: "ToolNotFound", Code: CodeToolNotFound, Message: fmt.Sprintf("no tool named %q", call.Name)})
 	}

@@ -40,4 +40,5 @@ var catalogue = []Property{
 	{"no-double-dispatch", "no tool call is dispatched or run twice, across crashes and restarts", checkNoDoubleDispatch},
 	{"chain-budget", "no retry chain holds more llm/retry events than maxRetries, across crashes and restarts", checkChainBudget},
 	{"cancel-ends-wait", "a cancellation during a backoff wait ends the wait, and the turn, at that very instant", checkCancelEndsWait},
+	{"fault-labelled", "each fault the world injected into a tool call carries its label: a call to an unknown tool TOOL_NOT_FOUND (and never runs), a tool that panicked TOOL_PANIC with the panic text, a tool error TOOL_ERROR, a clean run no error", checkFaultLabelled},
 }

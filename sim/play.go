@@ -192,9 +192,6 @@ func (w *world) startIncarnation(history []harness.Event) error {
 		return err
 	}
 	agent.Session().Observe(func(e harness.Event) {
-		if r, ok := e.Data.(harness.ToolResult); ok && r.Error != nil && r.Error.Code == harness.CodeToolNotFound {
-			t.strike(faults.ToolUnknown)
-		}
 		if w.keepDurable {
 			w.acknowledged = append(w.acknowledged, e)
 		}

@@ -97,10 +97,12 @@ var Catalogue = []Bug{
 	{OverCapRetryAfterUsed, "delay-within-cap", "always mode waits a provider Retry-After above maxDelay as is"},
 	{RetryCounterInMemory, "appends-accepted", "llm-retry counts a chain's retries in memory, per failure code, instead of reading the log"},
 	{DefaultCodesDrift, "normal-gives-up", "the harness's default retryable codes lose TIMEOUT"},
+	{UnknownToolAsError, "fault-labelled", "a call to an unknown tool is reported as TOOL_ERROR instead of TOOL_NOT_FOUND"},
 }
 
 // Planted bugs of the oracle-independence work: a drift in the harness's defaults, and faults the
 // harness reports under the wrong label.
 const (
-	DefaultCodesDrift = "default-codes-drift"
+	DefaultCodesDrift  = "default-codes-drift"
+	UnknownToolAsError = "unknown-tool-as-tool-error"
 )
