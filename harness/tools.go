@@ -159,6 +159,9 @@ func (x *toolExecutor) dispatch(index int, done Queue) error {
 	tool, known := a.tools[call.Name]
 	ctx, turn, step := x.ctx, x.turn, x.step
 	a.runtime.Go("tool "+call.CallID, func() {
+		for !known && plant.On(plant.SpinOnUnknownTool) {
+			a.runtime.Go("spin", func() {}) // a livelock: it spawns forever and virtual time never moves
+		}
 		result := runTool(plantedToolContext(ctx), tool, known, call)
 		result.Turn, result.Step = turn, step
 		a.mu.Lock()

@@ -98,6 +98,7 @@ var Catalogue = []Bug{
 	{RetryCounterInMemory, "appends-accepted", "llm-retry counts a chain's retries in memory, per failure code, instead of reading the log"},
 	{DefaultCodesDrift, "normal-gives-up", "the harness's default retryable codes lose TIMEOUT"},
 	{UnknownToolAsError, "fault-labelled", "a call to an unknown tool is reported as TOOL_ERROR instead of TOOL_NOT_FOUND"},
+	{SpinOnUnknownTool, "run-completes", "a call to an unknown tool spawns tasks forever: a livelock that never moves virtual time"},
 }
 
 // Planted bugs of the oracle-independence work: a drift in the harness's defaults, and faults the
@@ -105,4 +106,5 @@ var Catalogue = []Bug{
 const (
 	DefaultCodesDrift  = "default-codes-drift"
 	UnknownToolAsError = "unknown-tool-as-tool-error"
+	SpinOnUnknownTool  = "spin-on-unknown-tool"
 )
