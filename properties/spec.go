@@ -45,8 +45,9 @@ func usableRetryAfter(f harness.Failure) bool {
 //
 //	e = min(n-1, 1024); exp = min(initial·2^e, max); jitter ∈ [1-r, 1+r); delay = min(exp·jitter, max)
 //
-// rounded to whole milliseconds and never above max. The jitter's open upper end closes under
-// rounding, so both ends are included. n below 1 is read as 1.
+// rounded to whole milliseconds and never above max (a fractional max may itself be the delay).
+// The jitter's open upper end closes under rounding, so both ends are included. n below 1 is
+// read as 1.
 func specDelayWindowMs(p harness.RetryPolicy, n int) (lowMs, highMs float64) {
 	e := max(n-1, 0)
 	e = min(e, specExponentMax)
@@ -56,6 +57,7 @@ func specDelayWindowMs(p harness.RetryPolicy, n int) (lowMs, highMs float64) {
 	} else if p.InitialDelayMs*growth < p.MaxDelayMs {
 		exponential = p.InitialDelayMs * growth
 	}
-	whole := func(ms float64) float64 { return math.Min(math.Round(math.Min(ms, p.MaxDelayMs)), p.MaxDelayMs) }
+	// Whole milliseconds, and never above max: when max is itself fractional the cap wins.
+	whole := func(ms float64) float64 { return math.Min(math.Round(ms), p.MaxDelayMs) }
 	return whole(exponential * (1 - p.JitterRatio)), whole(exponential * (1 + p.JitterRatio))
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"pgregory.net/rapid"
 
 	"github.com/turnsim/turnsim/harness"
 )
@@ -58,4 +59,25 @@ func TestRetryableUnderFallsBackToTheSpecsList(t *testing.T) {
 	assert.False(t, retryableUnder(harness.RetryPolicy{RetryableCodes: []string{"SERVER"}}, "TIMEOUT"))
 	assert.True(t, usableRetryAfter(harness.Failure{ProviderRetryAfterMs: 1}))
 	assert.False(t, usableRetryAfter(harness.Failure{ProviderRetryAfterMs: -1}))
+}
+
+// The restated formula and the harness's agree today on every delay it can produce (a check on
+// the oracle, not a dependency of it): any policy, retry number and random draw.
+func TestSpecDelayWindowHoldsTheHarnessesDelays(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		initial := float64(rapid.IntRange(0, 20_000).Draw(t, "initialMs")) / float64(rapid.SampledFrom([]int{1, 4, 10}).Draw(t, "fraction"))
+		p := harness.RetryPolicy{
+			Mode:           harness.ModeAlways,
+			InitialDelayMs: initial,
+			MaxDelayMs:     initial * float64(rapid.IntRange(1, 100).Draw(t, "factor")),
+			JitterRatio:    float64(rapid.IntRange(0, 100).Draw(t, "jitter%")) / 100,
+		}
+		n := rapid.IntRange(1, 3000).Draw(t, "retry")
+		random := rapid.Float64Range(0, 0.999999).Draw(t, "random")
+		delay := harness.LocalDelayMs(p, n, random)
+		low, high := specDelayWindowMs(p, n)
+		if delay < low || delay > high || delay > p.MaxDelayMs {
+			t.Fatalf("harness delay %g outside the spec's window [%g, %g] (max %g)", delay, low, high, p.MaxDelayMs)
+		}
+	})
 }
