@@ -107,7 +107,7 @@ func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 const harnessDefaultsRate = 0.25
 
 // drawPolicy draws a valid retry policy in whole milliseconds, every field set explicitly (the
-// retryable codes are the spec's). One time in four it is the spec's default policy instead, and
+// retryable codes are the spec's, one time in eight changed). One time in four it is the spec's default policy instead, and
 // harnessDefaults says the agent is to be built with the harness's defaults, judged against it.
 func (d *drawer) drawPolicy() (p harness.RetryPolicy, harnessDefaults bool) {
 	p = SpecRetryPolicy()
@@ -122,7 +122,24 @@ func (d *drawer) drawPolicy() (p harness.RetryPolicy, harnessDefaults bool) {
 	p.InitialDelayMs = float64(d.between(50, 1000))
 	p.MaxDelayMs = float64(min(int64(p.InitialDelayMs)*d.between(2, 40), 30_000))
 	p.JitterRatio = math.Round(d.rng.Float64()*50) / 100
+	if d.rng.Float64() < customCodesRate {
+		p.RetryableCodes = d.customCodes(p.RetryableCodes)
+	}
 	return p, false
+}
+
+// customCodesRate is the share of drawn policies whose retryable codes differ from the spec's
+// default: the harness's handling of a list it was given, and the policyKey's codes part.
+const customCodesRate = 0.125
+
+// customCodes changes the spec's list one way: drops one code (normal mode then gives up on it),
+// or adds CONTEXT_WINDOW_EXCEEDED (normal mode then retries it itself, before compaction).
+func (d *drawer) customCodes(codes []string) []string {
+	if d.rng.Float64() < 0.5 {
+		drop := d.rng.Intn(len(codes))
+		return append(codes[:drop:drop], codes[drop+1:]...)
+	}
+	return append(codes, harness.CodeContextWindowExceeded)
 }
 
 // providerFaults are the faults that shape an answer, in catalogue order.
