@@ -84,7 +84,7 @@ var catalogue = []Fault{
 	{ToolError, GroupTools, "a tool call that returns an error: an error result, the other calls go on"},
 	{ToolPanic, GroupTools, "a tool call that panics: a TOOL_PANIC result with the panic text"},
 	{ToolUnknown, GroupTools, "a call to a tool nobody registered: TOOL_NOT_FOUND"},
-	{ToolIgnoresCancel, GroupTools, "a tool call that ignores its cancelled context and runs to the end"},
+	{ToolIgnoresCancel, GroupTools, "a tool call of 0.5 to 5 s that ignores its cancelled context and runs to the end"},
 	{Steer, GroupUser, "a steer message (next step, wakes) at any time"},
 	{Inject, GroupUser, "an inject message (next step, no wake) at any time"},
 	{Followup, GroupUser, "extra followup messages (next turn, wake) at any time"},

@@ -70,11 +70,16 @@ func (d *drawer) between(low, high int64) int64 { return low + d.rng.Int63n(high
 // DrawPlan turns a swarm into an explicit plan. Every draw comes from rng, in a fixed order.
 func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 	d := &drawer{rng: rng, swarm: swarm}
-	d.policy = d.drawPolicy()
+	var harnessDefaults bool
+	d.policy, harnessDefaults = d.drawPolicy()
 	plan := Plan{
 		Policy:               d.policy,
 		MaxParallelToolCalls: int(d.between(1, 4)),
 		HorizonMs:            d.between(5_000, 60_000),
+		HarnessDefaults:      harnessDefaults,
+	}
+	if harnessDefaults {
+		plan.MaxParallelToolCalls = SpecMaxParallelToolCalls
 	}
 	if _, ok := swarm[ContextWindowExceeded]; ok && rng.Float64() < 0.7 {
 		plan.CompactionBudget = int(d.between(1, 2))
@@ -108,9 +113,17 @@ func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 	return plan
 }
 
-// drawPolicy draws a valid retry policy in whole milliseconds.
-func (d *drawer) drawPolicy() harness.RetryPolicy {
-	p := harness.DefaultRetryPolicy()
+// harnessDefaultsRate is the share of plans that build the agent with the harness's own defaults.
+const harnessDefaultsRate = 0.25
+
+// drawPolicy draws a valid retry policy in whole milliseconds, every field set explicitly (the
+// retryable codes are the spec's, one time in eight changed). One time in four it is the spec's default policy instead, and
+// harnessDefaults says the agent is to be built with the harness's defaults, judged against it.
+func (d *drawer) drawPolicy() (p harness.RetryPolicy, harnessDefaults bool) {
+	p = SpecRetryPolicy()
+	if d.rng.Float64() < harnessDefaultsRate {
+		return p, true
+	}
 	if d.rng.Float64() < 1.0/3 {
 		p.Mode, p.MaxRetries = harness.ModeAlways, 0
 	} else {
@@ -119,7 +132,24 @@ func (d *drawer) drawPolicy() harness.RetryPolicy {
 	p.InitialDelayMs = float64(d.between(50, 1000))
 	p.MaxDelayMs = float64(min(int64(p.InitialDelayMs)*d.between(2, 40), 30_000))
 	p.JitterRatio = math.Round(d.rng.Float64()*50) / 100
-	return p
+	if d.rng.Float64() < customCodesRate {
+		p.RetryableCodes = d.customCodes(p.RetryableCodes)
+	}
+	return p, false
+}
+
+// customCodesRate is the share of drawn policies whose retryable codes differ from the spec's
+// default: the harness's handling of a list it was given, and the policyKey's codes part.
+const customCodesRate = 0.125
+
+// customCodes changes the spec's list one way: drops one code (normal mode then gives up on it),
+// or adds CONTEXT_WINDOW_EXCEEDED (normal mode then retries it itself, before compaction).
+func (d *drawer) customCodes(codes []string) []string {
+	if d.rng.Float64() < 0.5 {
+		drop := d.rng.Intn(len(codes))
+		return append(codes[:drop:drop], codes[drop+1:]...)
+	}
+	return append(codes, harness.CodeContextWindowExceeded)
 }
 
 // providerFaults are the faults that shape an answer, in catalogue order.
@@ -238,7 +268,9 @@ func (d *drawer) drawCall() Call {
 		c.Faults = append(c.Faults, ToolError)
 	}
 	if d.on(ToolIgnoresCancel) {
+		// It runs long enough for a cancel to land in it: ignoring a cancel needs one to ignore.
 		c.IgnoreCancel = true
+		c.LatencyMs = max(c.LatencyMs, d.between(500, 5_000))
 		c.Faults = append(c.Faults, ToolIgnoresCancel)
 	}
 	return c
@@ -280,7 +312,7 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 		actions = append(actions, Action{AtMs: at(), Kind: ActPluginEnd, Fault: PluginEnd})
 	} else if _, slow := d.swarm[SlowCompaction]; slow && d.rng.Float64() < 0.5 {
 		// a handler that deliberates is what a disposal can land on: bring the two together
-		actions = append(actions, Action{AtMs: at(), Kind: ActPluginEnd, Fault: SlowCompaction})
+		actions = append(actions, Action{AtMs: at(), Kind: ActPluginEnd, Fault: PluginEnd})
 	}
 	_, crashes := d.swarm[Crash]
 	_, tears := d.swarm[TornWrite]

@@ -112,6 +112,7 @@ func TestPlanValidationNamesTheField(t *testing.T) {
 		"action time":      {func(p *Plan) { p.Actions[0].AtMs = -1 }, "actions[0]: atMs"},
 		"refusal window":   {func(p *Plan) { p.Refusals = []Window{{FromMs: 5, UntilMs: 1}} }, "refusals[0]"},
 		"compactionBudget": {func(p *Plan) { p.CompactionBudget = -2 }, "compactionBudget"},
+		"harnessDefaults":  {func(p *Plan) { p.HarnessDefaults = true }, "harnessDefaults"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

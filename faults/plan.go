@@ -25,6 +25,11 @@ type Plan struct {
 	Actions           []Action `json:"actions"`
 	// Refusals are windows of virtual time during which the session store refuses every append.
 	Refusals []Window `json:"refusals,omitempty"`
+	// HarnessDefaults builds the agent with the harness's own defaults (no retry policy, no pool
+	// limit) while Policy and MaxParallelToolCalls record the spec's defaults (SpecRetryPolicy,
+	// SpecMaxParallelToolCalls), which the properties judge by: a drift in the harness's defaults
+	// is then a violation.
+	HarnessDefaults bool `json:"harnessDefaults,omitempty"`
 }
 
 // Answer is the provider's reply to one request: Chunks text chunks ChunkDelayMs apart, then
@@ -185,6 +190,9 @@ const (
 func (p Plan) Validate() error {
 	if err := p.Policy.Validate(); err != nil {
 		return fmt.Errorf("faults: plan: policy: %w", err)
+	}
+	if p.HarnessDefaults && (!samePolicy(p.Policy, SpecRetryPolicy()) || p.MaxParallelToolCalls != SpecMaxParallelToolCalls) {
+		return fmt.Errorf("faults: plan: harnessDefaults: policy and maxParallelToolCalls must record the spec's defaults (%+v, %d)", SpecRetryPolicy(), SpecMaxParallelToolCalls)
 	}
 	switch {
 	case p.MaxParallelToolCalls < 0:

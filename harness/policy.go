@@ -44,6 +44,15 @@ type RetryPolicy struct {
 // DefaultRetryPolicy is the seed's default: normal mode, 500 ms initial delay, 10 s cap,
 // ±10 % jitter, 2 retries.
 func DefaultRetryPolicy() RetryPolicy {
+	if plant.On(plant.DefaultCodesDrift) {
+		p := defaultRetryPolicy()
+		p.RetryableCodes = slices.DeleteFunc(p.RetryableCodes, func(code string) bool { return code == CodeTimeout })
+		return p
+	}
+	return defaultRetryPolicy()
+}
+
+func defaultRetryPolicy() RetryPolicy {
 	return RetryPolicy{
 		Mode:           ModeNormal,
 		InitialDelayMs: 500,

@@ -161,6 +161,9 @@ func (x *toolExecutor) dispatch(index int, done Queue) error {
 	tool, known := a.tools[call.Name]
 	ctx, turn, step := x.ctx, x.turn, x.step
 	a.runtime.Go("tool "+call.CallID, func() {
+		for !known && plant.On(plant.SpinOnUnknownTool) {
+			a.runtime.Go("spin", func() {}) // a livelock: it spawns forever and virtual time never moves
+		}
 		result := runTool(plantedToolContext(ctx), tool, known, call)
 		result.Turn, result.Step = turn, step
 		a.mu.Lock()
@@ -176,6 +179,9 @@ func (x *toolExecutor) dispatch(index int, done Queue) error {
 // a panic TOOL_PANIC with the panic text, an error an error result.
 func runTool(ctx context.Context, tool Tool, known bool, call Block) (result ToolResult) {
 	result.CallID = call.CallID
+	if !known && plant.On(plant.UnknownToolAsError) {
+		return errorResult(result, ToolError{Name: "ToolError", Code: CodeToolError, Message: fmt.Sprintf("no tool named %q", call.Name)})
+	}
 	if !known {
 		return errorResult(result, ToolError{Name: "ToolNotFound", Code: CodeToolNotFound, Message: fmt.Sprintf("no tool named %q", call.Name)})
 	}

@@ -45,4 +45,5 @@ var catalogue = []Property{
 	{"no-output-after-cancel", "no assistant/chunk or assistant/message of a turn is logged after the turn was cancelled, however long its stream goes on talking", checkNoOutputAfterCancel},
 	{"inbox-clear-exact", "inbox/clear is logged exactly for a cancel without keepInbox, for every message queued then (unless the store refused it), and never for a cancel with keepInbox or a dispose", checkInboxClearExact},
 	{"conversation-well-formed", "in every request the provider is sent, each tool call has exactly one result after it, and no result lacks its call", checkConversationWellFormed},
+	{"fault-labelled", "each fault the world injected into a tool call carries its label: a call to an unknown tool TOOL_NOT_FOUND (and never runs), a tool that panicked TOOL_PANIC with the panic text, a tool error TOOL_ERROR, a clean run no error", checkFaultLabelled},
 }

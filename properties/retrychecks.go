@@ -79,7 +79,7 @@ func checkRetryStartedOnTime(x *index, v *violations) {
 // usedLocalDelay reports whether llm-retry computed r's delay itself rather than taking the
 // provider's Retry-After.
 func usedLocalDelay(p harness.RetryPolicy, r harness.LlmRetry) bool {
-	return !r.Failure.HasRetryAfter() || r.Failure.ProviderRetryAfterMs > p.MaxDelayMs
+	return !usableRetryAfter(r.Failure) || r.Failure.ProviderRetryAfterMs > p.MaxDelayMs
 }
 
 // policyFor is the policy r's chain ran under: the run's, or, for a log checked on its own, the
@@ -91,7 +91,7 @@ func (x *index) policyFor(r harness.LlmRetry) (harness.RetryPolicy, bool) {
 	case x.run.Policy.Mode != "":
 		return x.run.Policy, true
 	}
-	return harness.ParsePolicyKey(r.PolicyKey)
+	return policyFromKey(r.PolicyKey)
 }
 
 // limitsFor are the mode, budget and cap r's chain ran under, whatever the strategy.
@@ -130,7 +130,7 @@ func checkDelayInWindow(x *index, v *violations) {
 		if !known || !usedLocalDelay(p, r.data) {
 			continue
 		}
-		low, high := harness.DelayWindowMs(p, r.data.Retry)
+		low, high := specDelayWindowMs(p, r.data.Retry)
 		if r.data.DelayMs < low || r.data.DelayMs > high || r.data.DelayMs > p.MaxDelayMs {
 			v.add(r.seq, r.timeMs, "retry #%d waits %g ms, outside the window [%g, %g]", r.data.Retry, r.data.DelayMs, low, high)
 		}
@@ -149,14 +149,6 @@ func checkRetryAfterExact(x *index, v *violations) {
 	}
 }
 
-func retryable(p harness.RetryPolicy, code string) bool {
-	codes := p.RetryableCodes
-	if len(codes) == 0 {
-		codes = harness.DefaultRetryableCodes
-	}
-	return slices.Contains(codes, code)
-}
-
 func checkNormalGivesUp(x *index, v *violations) {
 	p := x.run.Policy
 	if p.Mode != harness.ModeNormal || x.run.Strategy != nil {
@@ -164,10 +156,10 @@ func checkNormalGivesUp(x *index, v *violations) {
 	}
 	for _, r := range x.retries {
 		f := r.data.Failure
-		if !retryable(p, f.Code) {
+		if !retryableUnder(p, f.Code) {
 			v.add(r.seq, r.timeMs, "normal mode retried the non-retryable code %s", f.Code)
 		}
-		if f.HasRetryAfter() && f.ProviderRetryAfterMs > p.MaxDelayMs {
+		if usableRetryAfter(f) && f.ProviderRetryAfterMs > p.MaxDelayMs {
 			v.add(r.seq, r.timeMs, "normal mode retried although Retry-After %g ms is above maxDelay %g", f.ProviderRetryAfterMs, p.MaxDelayMs)
 		}
 	}
@@ -178,7 +170,7 @@ func checkNormalGivesUp(x *index, v *violations) {
 			continue // a refused llm/retry record makes llm-retry fail, and so give no retry
 		}
 		f := t.end.Reason.Error
-		if !retryable(p, f.Code) || (f.HasRetryAfter() && f.ProviderRetryAfterMs > p.MaxDelayMs) {
+		if !retryableUnder(p, f.Code) || (usableRetryAfter(*f) && f.ProviderRetryAfterMs > p.MaxDelayMs) {
 			continue
 		}
 		last := t.stepOrder[len(t.stepOrder)-1]

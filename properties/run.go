@@ -125,8 +125,8 @@ type Wait struct {
 // ToolRun is one execution of a simulated tool.
 type ToolRun struct {
 	CallID, Name   string
-	StartMs, EndMs int64 // EndMs -1 if it never returned
-	Content        string
+	StartMs, EndMs int64  // EndMs -1 if it never returned
+	Content        string // what it returned; for a panic, the panic's text
 	Outcome        string // ok, error, panic, cancelled (it honoured its cancelled context) or killed
 	Parallel       bool
 	// HonoursCancel is whether the tool stops when its context is cancelled.

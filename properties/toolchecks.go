@@ -223,10 +223,10 @@ func (x *index) schedulerFailed(turn, step int) bool {
 	return x.refusedIn(turn, step, harness.TypeToolCall, harness.TypeToolResult)
 }
 
-// poolLimit is the limit the harness applies: the configured one, or its default.
+// poolLimit is the limit the spec sets: the configured one, or the spec's default.
 func (x *index) poolLimit() int {
 	if x.run.MaxParallelToolCalls == 0 {
-		return harness.DefaultMaxParallelToolCalls
+		return specPoolLimitDefault
 	}
 	return x.run.MaxParallelToolCalls
 }

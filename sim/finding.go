@@ -19,6 +19,8 @@ const (
 	FindingVirtualTimeLimit = "virtual-time-limit"
 	// FindingHandoffLimit: the run needed more than SchedulerOptions.MaxHandoffs decisions.
 	FindingHandoffLimit = "handoff-limit"
+	// FindingTaskLimit: the run had more than SchedulerOptions.MaxTasks unfinished tasks.
+	FindingTaskLimit = "task-limit"
 )
 
 // Finding is why a run stopped before every task finished, with enough context to start
@@ -46,11 +48,19 @@ type TaskSite struct {
 	Site string
 }
 
-// String renders the finding on several lines: kind and message, then one line per task.
+// findingTasksShown bounds the tasks String lists, so a runaway run's report stays readable.
+const findingTasksShown = 20
+
+// String renders the finding on several lines: kind and message, then one line per task (the
+// first findingTasksShown of them, and how many more there were).
 func (f Finding) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s", f.Kind, f.Message)
-	for _, t := range f.Tasks {
+	for i, t := range f.Tasks {
+		if i == findingTasksShown {
+			fmt.Fprintf(&b, "\n  … and %d more tasks", len(f.Tasks)-i)
+			break
+		}
 		fmt.Fprintf(&b, "\n  task %q: %s", t.Name, t.Site)
 	}
 	return b.String()

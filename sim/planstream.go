@@ -26,6 +26,9 @@ func (s *planStream) produceIgnoringCancel() (harness.Chunk, error) {
 	if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs)); err != nil { // no context: cancellation cannot end it
 		return harness.Chunk{}, err
 	}
+	if i == 0 {
+		s.provider.tracer.strike(a.Fault) // its first chunk arrives: the stream is under way
+	}
 	switch {
 	case i < a.Chunks:
 		return harness.Chunk{Kind: harness.ChunkText, Text: fmt.Sprintf("part %d ", i+1)}, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"syscall"
 	"time"
 
@@ -32,7 +33,6 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 	answer := cleanAnswer
 	if p.served < len(p.plan.Answers) && p.tracer.sinceStartMs() < p.plan.HorizonMs {
 		answer = p.plan.Answers[p.served]
-		p.tracer.strike(answer.Fault)
 	}
 	p.served++
 	record := properties.Request{
@@ -56,6 +56,10 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 }
 
 // planStream streams one answer: its text chunks, then its failure or its tool calls and finish.
+// Coverage comes from here, the world's own record: an answer's fault strikes when the stream
+// delivers it (the failure returned, the finish streamed, the first slow chunk, the call to an
+// unknown tool), never when the harness reacts to it, and not at all when the request is
+// cancelled first.
 type planStream struct {
 	provider *planProvider
 	answer   faults.Answer
@@ -87,11 +91,15 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
+		if i == 0 && a.Fault == faults.SlowStream {
+			s.provider.tracer.strike(a.Fault)
+		}
 		return harness.Chunk{Kind: harness.ChunkText, Text: fmt.Sprintf("part %d ", i+1)}, nil
 	case a.Fail != nil && i == a.Chunks:
 		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
+		s.provider.tracer.strike(a.Fault)
 		return harness.Chunk{}, wrappedFailureError(*a.Fail)
 	case a.Fail != nil:
 		return harness.Chunk{}, io.EOF
@@ -104,6 +112,7 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 				return harness.Chunk{}, err
 			}
 		}
+		s.provider.tracer.strike(a.Fault)
 		return harness.Chunk{Kind: harness.ChunkFinish, Finish: a.Finish}, nil
 	}
 	return harness.Chunk{}, io.EOF
@@ -117,6 +126,9 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 	arguments, err := json.Marshal(toolArguments{CallID: callID, Call: call})
 	if err != nil {
 		panic("sim: invariant: a plan call does not encode: " + err.Error())
+	}
+	if slices.Contains(call.Faults, faults.ToolUnknown) {
+		s.provider.tracer.strike(faults.ToolUnknown) // the world asks for a tool nobody registered
 	}
 	return harness.Chunk{Kind: harness.ChunkToolCall, CallID: callID, Name: call.Name, Arguments: string(arguments)}
 }
@@ -178,7 +190,9 @@ func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.
 		}
 		call := args.Call
 		for _, f := range call.Faults {
-			t.strike(f)
+			if f == faults.ToolLatency || f == faults.ToolLongLatency {
+				t.strike(f) // the planned latency begins now
+			}
 		}
 		run := properties.ToolRun{CallID: args.CallID, Name: name, StartMs: t.nowMs(), EndMs: -1, Parallel: parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel}
 		t.mu.Lock()
@@ -207,11 +221,17 @@ func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.
 			finish("cancelled", "")
 			return "", err
 		}
+		if call.IgnoreCancel && ctx.Err() != nil {
+			t.strike(faults.ToolIgnoresCancel) // it was cancelled mid-call and ran on
+		}
 		switch call.Outcome {
 		case faults.OutcomePanic:
-			finish(faults.OutcomePanic, "")
-			panic(fmt.Sprintf("tool %s exploded", name))
+			text := fmt.Sprintf("tool %s exploded", name)
+			t.strike(faults.ToolPanic)
+			finish(faults.OutcomePanic, text)
+			panic(text)
 		case faults.OutcomeError:
+			t.strike(faults.ToolError)
 			finish(faults.OutcomeError, "")
 			return "", errToolFailed
 		}

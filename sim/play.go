@@ -179,7 +179,10 @@ func (w *world) startIncarnation(history []harness.Event) error {
 		w.process = w.scheduler.NewProcess(fmt.Sprintf("agent#%d", incarnation))
 		rt = w.process
 	}
-	policy := plan.Policy
+	policy, poolLimit := &plan.Policy, plan.MaxParallelToolCalls
+	if plan.HarnessDefaults {
+		policy, poolLimit = nil, 0 // the harness's own defaults, judged by the spec's the plan records
+	}
 	t := w.tracer
 	var handlers []harness.RequestErrorHandler
 	if plan.CompactionBudget > 0 {
@@ -195,11 +198,11 @@ func (w *world) startIncarnation(history []harness.Event) error {
 		Runtime:              tracingRuntime{Runtime: rt, tracer: t, session: func() *harness.Session { return w.agent.Session() }},
 		Random:               rand.New(rand.NewSource(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16))),
 		Store:                w.store,
-		RetryPolicy:          &policy,
+		RetryPolicy:          policy,
 		RetryStrategy:        w.strategy(),
 		Handlers:             handlers,
 		Tools:                planTools(w.rt, t),
-		MaxParallelToolCalls: plan.MaxParallelToolCalls,
+		MaxParallelToolCalls: poolLimit,
 		OnError: func(e harness.AgentError) {
 			if incarnation == w.incarnation && !w.down {
 				t.agentError(e)
@@ -211,9 +214,6 @@ func (w *world) startIncarnation(history []harness.Event) error {
 		return err
 	}
 	agent.Session().Observe(func(e harness.Event) {
-		if r, ok := e.Data.(harness.ToolResult); ok && r.Error != nil && r.Error.Code == harness.CodeToolNotFound {
-			t.strike(faults.ToolUnknown)
-		}
 		if w.keepDurable {
 			w.acknowledged = append(w.acknowledged, e)
 		}

@@ -175,7 +175,7 @@ func (d *planDraw) plan() faults.Plan {
 // normal mode (the simpler, first) with 1 to 4 retries or always mode, an initial delay of 50 ms
 // to 1 s, a cap of 2 to 40 times that (at most 30 s), a jitter ratio in [0, 0.5] by hundredths.
 func drawRetryPolicy(t *rapid.T) harness.RetryPolicy {
-	p := harness.DefaultRetryPolicy()
+	p := faults.SpecRetryPolicy() // every field explicit, the retryable codes the spec's
 	if rapid.Bool().Draw(t, "always mode") {
 		p.Mode, p.MaxRetries = harness.ModeAlways, 0
 	} else {

@@ -86,6 +86,9 @@ type SeedResult struct {
 	Outcomes   []string
 	VirtualMs  int64
 	Handoffs   int
+	// Wall is the wall-clock time the seed took (both runs when checking determinism): not part
+	// of any digest, only of the slowest-seeds report.
+	Wall time.Duration
 }
 
 // RunSeed runs one seed's schedule (twice when checking determinism).
@@ -126,6 +129,41 @@ type Summary struct {
 	OutcomeCoverage         map[string]int   `json:"outcomeCoverage"`
 	Digest                  string           `json:"digest"`
 	Failures                []SeedViolations `json:"failures"`
+	// SlowestSeeds are the seeds that took the most wall time, slowest first: where a livelock
+	// or a costly schedule shows up, and what to profile.
+	SlowestSeeds []SlowSeed `json:"slowestSeeds"`
+}
+
+// SlowSeed is one of a run's slowest seeds: its wall time and its scheduler handoffs.
+type SlowSeed struct {
+	Seed     int64   `json:"seed"`
+	WallMs   float64 `json:"wallMs"`
+	Handoffs int     `json:"handoffs"`
+}
+
+// slowestSeedsShown is how many of the slowest seeds a summary lists.
+const slowestSeedsShown = 5
+
+// slowestSeeds lists the n seeds of results that took the most wall time, slowest first (ties
+// by seed, so the list is stable).
+func slowestSeeds(results []SeedResult, n int) []SlowSeed {
+	order := make([]int, len(results))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ra, rb := results[order[a]], results[order[b]]
+		if ra.Wall != rb.Wall {
+			return ra.Wall > rb.Wall
+		}
+		return ra.Seed < rb.Seed
+	})
+	slow := make([]SlowSeed, 0, min(n, len(results)))
+	for _, i := range order[:min(n, len(order))] {
+		r := results[i]
+		slow = append(slow, SlowSeed{Seed: r.Seed, WallMs: float64(r.Wall.Microseconds()) / 1000, Handoffs: r.Handoffs})
+	}
+	return slow
 }
 
 // SeedViolations lists one failing seed's violations.
@@ -157,7 +195,9 @@ func RunSeeds(opts RunOptions) Summary {
 				if i >= len(seeds) {
 					return
 				}
+				began := time.Now()
 				results[i] = RunSeed(seeds[i], opts.Faults, opts.CheckDeterminism)
+				results[i].Wall = time.Since(began)
 				if n := done.Add(1); opts.Progress != nil {
 					opts.Progress(int(n), len(seeds))
 				}
@@ -168,6 +208,7 @@ func RunSeeds(opts RunOptions) Summary {
 	wall := time.Since(begin).Seconds()
 	s := summarise(results)
 	s.FirstSeed, s.Shard, s.Workers, s.WallSeconds = opts.Start, opts.Shard.String(), workers, wall
+	s.SlowestSeeds = slowestSeeds(results, slowestSeedsShown)
 	if wall > 0 {
 		s.SchedulesPerSecond = float64(s.Seeds) / wall
 		s.SchedulesPerSecondCore = s.SchedulesPerSecond / float64(min(workers, runtime.GOMAXPROCS(0)))

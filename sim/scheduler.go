@@ -62,6 +62,11 @@ type SchedulerOptions struct {
 	// "handoff-limit" finding, which catches livelocks that never advance virtual time. Zero or
 	// negative means 1,000,000.
 	MaxHandoffs int
+	// MaxTasks bounds the unfinished tasks of the run; one more is a "task-limit" finding, which
+	// catches a livelock that spawns tasks faster than they finish (under PCT a spawner with the
+	// top priority starves its children, and every pick then scans them all). Zero or negative
+	// means 100,000.
+	MaxTasks int
 	// PCTDepth, when positive, picks with PCT of that depth (priorities and depth-1 change
 	// points, see pctPicker) instead of uniformly.
 	PCTDepth int
@@ -75,6 +80,7 @@ type SchedulerOptions struct {
 // Defaults for the zero fields of SchedulerOptions.
 const (
 	defaultMaxHandoffs = 1_000_000
+	defaultMaxTasks    = 100_000
 	defaultWatchdog    = 10 * time.Second
 )
 
@@ -119,6 +125,9 @@ func NewScheduler(opts SchedulerOptions) *Scheduler {
 	}
 	if opts.Watchdog <= 0 {
 		opts.Watchdog = defaultWatchdog
+	}
+	if opts.MaxTasks <= 0 {
+		opts.MaxTasks = defaultMaxTasks
 	}
 	s := &Scheduler{
 		opts:   opts,

@@ -484,6 +484,26 @@ func TestLimits(t *testing.T) {
 	}
 }
 
+// A livelock that spawns tasks which never finish (parked on a queue no one fills) ends at the task
+// limit, long before the handoff limit, whether the picker is uniform or PCT; everything unwinds.
+func TestTaskLimit(t *testing.T) {
+	for _, depth := range []int{0, 3} {
+		noLeak(t)
+		report := runOnce(SchedulerOptions{Seed: 7, PCTDepth: depth, MaxTasks: 50}, func(s *Scheduler) {
+			q := s.NewQueue("never")
+			for {
+				s.Go("child", func() { _, _ = q.Get(context.Background()) })
+			}
+		})
+		require.Len(t, report.Findings, 1, "depth %d", depth)
+		f := report.Findings[0]
+		assert.Equal(t, FindingTaskLimit, f.Kind)
+		assert.Len(t, f.Tasks, 51)
+		assert.Less(t, report.Handoffs, 200)
+		assert.Contains(t, f.String(), "… and 31 more tasks", "a runaway run's report stays short")
+	}
+}
+
 func TestManyRunsLeakNothing(t *testing.T) {
 	noLeak(t)
 	runs := 10_000

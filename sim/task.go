@@ -59,6 +59,13 @@ func (s *Scheduler) spawn(name string, fn func()) *task {
 	}
 	s.tasks = append(s.tasks, t)
 	go s.runTask(t, fn)
+	if len(s.tasks) > s.opts.MaxTasks && len(s.findings) == 0 {
+		// Called from the running task (or Run): the loop stops at its next turn and unwinds.
+		s.addFinding(Finding{
+			Kind:    FindingTaskLimit,
+			Message: fmt.Sprintf("run has more than %d unfinished tasks (a livelock spawning tasks?)", s.opts.MaxTasks),
+		})
+	}
 	return t
 }
 

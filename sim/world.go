@@ -21,6 +21,29 @@ const livenessBoundMs = 300_000
 // deadline is reported as a liveness violation and not as the scheduler's time limit.
 const virtualTimeMarginMs = 60_000
 
+// A run's handoff limit grows with its plan: over seeds 1–10,000 a run needed at most 3.1 handoffs
+// per unit of plan size (Size) and never more than 172 in all, so 50 per unit over a floor of 5,000
+// leaves a wide margin. The limit is what a livelocking seed costs (a task that loops through the
+// runtime without virtual time moving: yielding, or spawning tasks), and the scheduler's default
+// of a million handoffs made that seconds per seed, hours per 10,000; this makes it milliseconds.
+const (
+	handoffsFloor       = 5_000
+	handoffsPerPlanUnit = 50
+)
+
+// taskLimit bounds a run's unfinished tasks: the world's own few, a watcher per action at most,
+// and the calls of one answer (at most faults.CallsMax run at once: a step drains its calls before
+// the next). More means a runaway spawner, whose every pick would scan them all.
+func taskLimit(schedule Schedule) int {
+	return 256 + len(schedule.Plan.Actions) + faults.CallsMax
+}
+
+// handoffLimit is the most scheduling decisions a run of schedule may take before it is reported
+// as a livelock (a run-completes finding of kind handoff-limit).
+func handoffLimit(schedule Schedule) int {
+	return handoffsFloor + handoffsPerPlanUnit*Size(schedule)
+}
+
 // Outcome is everything one schedule's run produced.
 type Outcome struct {
 	Schedule   Schedule
@@ -52,6 +75,8 @@ func RunScheduleWith(schedule Schedule, newStrategy func() harness.RetryStrategy
 	scheduler := NewScheduler(SchedulerOptions{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
 		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
+		MaxHandoffs:    handoffLimit(schedule),
+		MaxTasks:       taskLimit(schedule),
 		PCTDepth:       schedule.Depth,
 	})
 	w := newWorld(schedule, scheduler, scheduler)

@@ -27,7 +27,7 @@ func TestReadmeNamesEveryCatalogueEntry(t *testing.T) {
 	for _, name := range sim.ScenarioNames() {
 		assert.Contains(t, readme, "`"+name+"`", "scenario")
 	}
-	for _, key := range []string{"seeds", "violations", "violationsByProperty", "failingSeeds", "schedulesPerSecond", "simSecondsPerWallSecond", "faultCoverage", "outcomeCoverage", "digest"} {
+	for _, key := range []string{"seeds", "violations", "violationsByProperty", "failingSeeds", "schedulesPerSecond", "simSecondsPerWallSecond", "faultCoverage", "outcomeCoverage", "digest", "slowestSeeds"} {
 		assert.Contains(t, readme, "`"+key+"`", "summary key")
 	}
 	assert.Contains(t, readme, "go run ./cmd/simrun ")

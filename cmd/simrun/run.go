@@ -185,6 +185,12 @@ func printSummary(w io.Writer, s sim.Summary) {
 	fmt.Fprintf(w, "schedules/s        %.0f (%.0f per core)\n", s.SchedulesPerSecond, s.SchedulesPerSecondCore)
 	fmt.Fprintf(w, "sim s / wall s     %.0f (%.0f simulated s in %.2f s)\n", s.SimSecondsPerWallSecond, s.SimSeconds, s.WallSeconds)
 	fmt.Fprintf(w, "digest             %s\n", s.Digest)
+	if len(s.SlowestSeeds) > 0 {
+		fmt.Fprintln(w, "slowest seeds      (wall time, scheduler handoffs)")
+		for _, slow := range s.SlowestSeeds {
+			fmt.Fprintf(w, "  %-30d %8.1f ms %9d handoffs\n", slow.Seed, slow.WallMs, slow.Handoffs)
+		}
+	}
 	fmt.Fprintln(w, "fault coverage     (seeds in which each fault struck)")
 	for _, f := range faults.Catalogue() {
 		fmt.Fprintf(w, "  %-30s %6d %s\n", f.Name, s.FaultCoverage[f.Name], percent(s.FaultCoverage[f.Name], s.Seeds))

@@ -17,7 +17,7 @@ import (
 func TestRunPrintsTheSummary(t *testing.T) {
 	code, out, errOut := simrun("run", "-seeds", "200", "-workers", "2")
 	require.Equal(t, exitOK, code, errOut)
-	for _, want := range []string{"seeds              200", "violations         0", "schedules/s", "sim s / wall s", "digest", "fault coverage", "rate-limit", "outcome coverage", "aborted"} {
+	for _, want := range []string{"seeds              200", "violations         0", "schedules/s", "sim s / wall s", "digest", "slowest seeds", "handoffs", "fault coverage", "rate-limit", "outcome coverage", "aborted"} {
 		assert.Contains(t, out, want)
 	}
 	assert.Empty(t, errOut, "no progress bar when stderr is not a terminal")
@@ -41,6 +41,20 @@ func TestRunJSONSummaryKeys(t *testing.T) {
 	assert.Equal(t, 100.0, summary["seeds"])
 	assert.Equal(t, 0.0, summary["violations"])
 	assert.Len(t, summary["digest"], 64)
+	slowest, ok := summary["slowestSeeds"].([]any)
+	require.True(t, ok, "slowestSeeds is a list")
+	require.Len(t, slowest, 5)
+	for _, entry := range slowest {
+		assert.ElementsMatch(t, []string{"seed", "wallMs", "handoffs"}, keysOf(entry.(map[string]any)))
+	}
+}
+
+func keysOf(m map[string]any) []string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 func TestRunDigestIsTheSameForAnyWorkerCount(t *testing.T) {

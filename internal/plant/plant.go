@@ -117,4 +117,15 @@ var Catalogue = []Bug{
 	{NoCancelCheckAfterChunk, "no-output-after-cancel", "the stream loop skips its cancellation check after each chunk: a chunk that arrives after the cancel is logged"},
 	{KeepInboxClears, "inbox-clear-exact", "a cancel with keepInbox clears the inbox all the same"},
 	{ToolResultNotInConversation, "conversation-well-formed", "a committed tool result is logged but never added to the conversation"},
+	{DefaultCodesDrift, "normal-gives-up", "the harness's default retryable codes lose TIMEOUT"},
+	{UnknownToolAsError, "fault-labelled", "a call to an unknown tool is reported as TOOL_ERROR instead of TOOL_NOT_FOUND"},
+	{SpinOnUnknownTool, "run-completes", "a call to an unknown tool spawns tasks forever: a livelock that never moves virtual time"},
 }
+
+// Planted bugs of the oracle-independence work: a drift in the harness's defaults, and faults the
+// harness reports under the wrong label.
+const (
+	DefaultCodesDrift  = "default-codes-drift"
+	UnknownToolAsError = "unknown-tool-as-tool-error"
+	SpinOnUnknownTool  = "spin-on-unknown-tool"
+)
