@@ -45,6 +45,7 @@ func checkNoDispatchAfterCancel(x *index, v *violations) {
 			continue
 		}
 		first := cancels[0]
+		runs := x.runsByCall()
 		for _, sn := range t.stepOrder {
 			s := t.steps[sn]
 			synthetic := map[string]bool{}
@@ -53,8 +54,12 @@ func checkNoDispatchAfterCancel(x *index, v *violations) {
 					synthetic[r.data.CallID] = true
 				}
 			}
+			// A synthetic tool/call whose result the store refused reads like a real dispatch: a
+			// call that never ran, in a step where a tool/result was refused, is taken for one.
+			refusedResult := x.refusedIn(n, sn, harness.TypeToolResult)
 			for _, c := range s.calls {
-				if c.seq > first.SeqAt && !synthetic[c.data.CallID] {
+				_, ran := runs[c.data.CallID]
+				if c.seq > first.SeqAt && !synthetic[c.data.CallID] && (ran || !refusedResult) {
 					v.add(c.seq, c.timeMs, "turn %d: call %s dispatched after the %s cancel at +%.3fs", n, c.data.CallID, first.Kind, float64(first.AtMs)/1000)
 				}
 			}
