@@ -53,6 +53,8 @@ const (
 	RetryAfterDropped       = "retry-after-dropped"
 	RetryCounterInMemory    = "retry-counter-in-memory"
 	OverCapRetryAfterUsed   = "over-cap-retry-after-used"
+	TornCutOneTooMany       = "torn-cut-one-too-many"
+	SyncBeforeWrite         = "sync-before-write"
 )
 
 // Catalogue lists every planted bug with the property that catches it.
@@ -96,4 +98,6 @@ var Catalogue = []Bug{
 	{RetryAfterDropped, "failure-recorded-faithfully", "every provider Retry-After hint is dropped as if it were invalid"},
 	{OverCapRetryAfterUsed, "delay-within-cap", "always mode waits a provider Retry-After above maxDelay as is"},
 	{RetryCounterInMemory, "appends-accepted", "llm-retry counts a chain's retries in memory, per failure code, instead of reading the log"},
+	{TornCutOneTooMany, "no-acknowledged-loss", "the file store's torn-tail cut on open also cuts the newline ending the last complete line"},
+	{SyncBeforeWrite, "no-acknowledged-loss", "the file store syncs before it writes, so the line an append returns for is not yet durable"},
 }
