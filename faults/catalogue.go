@@ -55,6 +55,7 @@ const (
 	AppendRefused         = "append-refused"
 	Crash                 = "crash"
 	TornWrite             = "torn-write"
+	PowerLoss             = "power-loss"
 )
 
 var catalogue = []Fault{
@@ -90,6 +91,7 @@ var catalogue = []Fault{
 	{AppendRefused, GroupHost, "the session store refuses every append for a while (infrastructure failure)"},
 	{Crash, GroupHost, "the agent's process dies at any scheduling point or inside an append (before or after its line is written) and restarts from the durable log"},
 	{TornWrite, GroupHost, "the process dies inside an append with only part of the line written: the torn line is cut off on reopening"},
+	{PowerLoss, GroupHost, "the machine loses power (at any scheduling point or inside an append): the process dies and the disk drops what was written but not synced, all of it or all but a torn first part"},
 }
 
 // Catalogue returns every fault in a stable order.

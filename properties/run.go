@@ -61,13 +61,16 @@ type Trace struct {
 }
 
 // Crash is the agent's process dying: at a scheduling point, or inside an append (InAppend)
-// with none, all or part (Written) of its line on disk. DurableBytes is the durable log's size
-// at that moment.
+// with none, all or part (Written) of its line on disk. A PowerLoss also took from the disk the
+// bytes written but not synced (DroppedBytes of them). DurableBytes is the size of what the disk
+// then holds.
 type Crash struct {
 	AtMs         int64
 	InAppend     bool
 	Written      string
 	DurableBytes int
+	PowerLoss    bool
+	DroppedBytes int
 }
 
 // Restart is the agent coming back from its durable log: how many events it held, whether a

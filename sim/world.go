@@ -49,6 +49,12 @@ func RunSchedule(schedule Schedule) Outcome { return RunScheduleWith(schedule, n
 // properties about the seed's own formula step aside; every other one still holds, and the
 // strategy must keep its own cap and budget.
 func RunScheduleWith(schedule Schedule, newStrategy func() harness.RetryStrategy) Outcome {
+	_, out := runWorld(schedule, newStrategy)
+	return out
+}
+
+// runWorld is RunScheduleWith, returning the world too, for tests to look inside (at its disk).
+func runWorld(schedule Schedule, newStrategy func() harness.RetryStrategy) (*world, Outcome) {
 	scheduler := NewScheduler(SchedulerOptions{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
 		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
@@ -61,7 +67,7 @@ func RunScheduleWith(schedule Schedule, newStrategy func() harness.RetryStrategy
 	for _, f := range report.Findings {
 		w.tracer.trace.Findings = append(w.tracer.trace.Findings, f.String())
 	}
-	return finishOutcome(w, report)
+	return w, finishOutcome(w, report)
 }
 
 // finishOutcome encodes the log, checks the properties and gathers coverage.
