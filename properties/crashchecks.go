@@ -20,6 +20,19 @@ func checkNoAcknowledgedLoss(x *index, v *violations) {
 			}
 		}
 	}
+	// The last incarnation's events were acknowledged too: the log read back at the end holds them.
+	if r := x.run.Trace.Reopened; r != nil {
+		if r.Err != "" {
+			v.add(0, x.run.Trace.EndMs, "the durable log could not be reopened at the end of the run: %s", r.Err)
+			return
+		}
+		for i, e := range x.run.Log {
+			if i >= len(r.Events) || !reflect.DeepEqual(r.Events[i], e) {
+				v.add(e.Seq, e.Time, "event %d (%s) was acknowledged, but the durable log reopened at the end of the run does not hold it", e.Seq, e.Type)
+				break
+			}
+		}
+	}
 }
 
 func checkInterruptedTurns(x *index, v *violations) {

@@ -171,3 +171,21 @@ func (w *world) restart(last bool) bool {
 	}
 	return true
 }
+
+// reopenAtEnd shuts the agent's file store down once the run is over and opens the log again,
+// as the host would on its next start, recording what the store read back: the last
+// incarnation's events must be durable too, not only those of incarnations a crash ended.
+func (w *world) reopenAtEnd() {
+	if !w.keepDurable || w.down {
+		return
+	}
+	w.store.log.Close()
+	log, opened, err := filestore.OpenFS(w.disk, sessionLogPath)
+	reopened := &properties.Reopened{Events: opened.Events, Torn: opened.Torn != nil}
+	if err != nil {
+		reopened.Err = err.Error()
+	} else {
+		log.Close()
+	}
+	w.tracer.trace.Reopened = reopened
+}
