@@ -58,18 +58,10 @@ type Trace struct {
 	// Acknowledged are, for each incarnation that crashed, the events whose append had returned:
 	// its session's log when it died. Losing one of them is what a crash must never do.
 	Acknowledged [][]harness.Event
-	// Reopened is the durable log as the file store read it back once the run was over (the
-	// host shutting the agent down and opening its log again): nil when the run kept no durable
-	// log (it crashed nothing) or ended with the agent down.
-	Reopened *Reopened
-}
-
-// Reopened is a durable log read back: its events, whether a torn last line was cut off, and
-// the error if it could not be read.
-type Reopened struct {
-	Events []harness.Event
-	Torn   bool
-	Err    string
+	// DurableAtEnd is the session log's synced bytes once the run was over: what a power loss at
+	// that moment would leave on the disk. Nil when the run kept no durable log (it crashed
+	// nothing) or ended with the agent down.
+	DurableAtEnd []byte
 }
 
 // Crash is the agent's process dying: at a scheduling point, or inside an append (InAppend)

@@ -77,6 +77,14 @@ func (d *disk) contents(path string) []byte {
 	return nil
 }
 
+// syncedContents returns what of path would survive a power loss now (nil if absent).
+func (d *disk) syncedContents(path string) []byte {
+	if f, ok := d.files[path]; ok {
+		return f.synced
+	}
+	return nil
+}
+
 // closeAll closes every open handle, as the kernel does when a process dies.
 func (d *disk) closeAll() {
 	for _, h := range d.open {

@@ -172,20 +172,12 @@ func (w *world) restart(last bool) bool {
 	return true
 }
 
-// reopenAtEnd shuts the agent's file store down once the run is over and opens the log again,
-// as the host would on its next start, recording what the store read back: the last
-// incarnation's events must be durable too, not only those of incarnations a crash ended.
-func (w *world) reopenAtEnd() {
+// keepDurableAtEnd records, once the run is over, what of the session log is synced: what a
+// power loss at the end would leave. The last incarnation's events must be durable too, not only
+// those of incarnations a crash ended.
+func (w *world) keepDurableAtEnd() {
 	if !w.keepDurable || w.down {
 		return
 	}
-	w.store.log.Close()
-	log, opened, err := filestore.OpenFS(w.disk, sessionLogPath)
-	reopened := &properties.Reopened{Events: opened.Events, Torn: opened.Torn != nil}
-	if err != nil {
-		reopened.Err = err.Error()
-	} else {
-		log.Close()
-	}
-	w.tracer.trace.Reopened = reopened
+	w.tracer.trace.DurableAtEnd = append([]byte{}, w.disk.syncedContents(sessionLogPath)...)
 }

@@ -63,7 +63,7 @@ func runWorld(schedule Schedule, newStrategy func() harness.RetryStrategy) (*wor
 	w := newWorld(schedule, scheduler, scheduler)
 	w.newStrategy = newStrategy
 	report := scheduler.Run("main", w.play)
-	w.reopenAtEnd()
+	w.keepDurableAtEnd()
 	w.tracer.trace.EndMs = report.VirtualElapsed.Milliseconds()
 	for _, f := range report.Findings {
 		w.tracer.trace.Findings = append(w.tracer.trace.Findings, f.String())
