@@ -61,6 +61,7 @@ const (
 	SlowCompaction        = "slow-compaction"
 	WrappedFailure        = "wrapped-failure"
 	StreamIgnoresCancel   = "stream-ignores-cancel"
+	PowerLoss             = "power-loss"
 )
 
 var catalogue = []Fault{
@@ -102,6 +103,7 @@ var catalogue = []Fault{
 	{SlowCompaction, GroupHost, "the compaction handler takes 50 ms to 5 s to decide, as a fallback to another model would: the llm-retry plugin may be disposed meanwhile"},
 	{WrappedFailure, GroupProvider, "a provider failure wrapped in one or two other errors (fmt.Errorf %w, errors.Join): classified through the wrapping, its code, status and Retry-After recorded as sent"},
 	{StreamIgnoresCancel, GroupProvider, "a stream that ignores its cancelled context and keeps sending text, tool-call and finish chunks 0.1 to 2 s apart: the harness must stop at the cancellation"},
+	{PowerLoss, GroupHost, "the machine loses power (at any scheduling point or inside an append): the process dies and the disk drops what was written but not synced, all of it or all but a torn first part"},
 }
 
 // Catalogue returns every fault in a stable order.

@@ -316,12 +316,18 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	}
 	_, crashes := d.swarm[Crash]
 	_, tears := d.swarm[TornWrite]
-	if crashes || tears {
+	_, powerLosses := d.swarm[PowerLoss]
+	if crashes || tears || powerLosses {
 		for range d.between(1, 3) {
 			a := Action{AtMs: at(), Kind: ActCrash, RestartAfterMs: d.between(0, 2000), Fault: Crash}
 			switch {
 			case d.on(TornWrite):
 				a.InAppend, a.Written, a.Fault = true, WrittenTorn, TornWrite
+			case d.on(PowerLoss):
+				a.Fault, a.Unsynced = PowerLoss, []string{UnsyncedDropped, UnsyncedTorn}[d.rng.Intn(2)]
+				if d.rng.Float64() < 0.5 {
+					a.InAppend, a.Written = true, []string{WrittenNone, WrittenWhole, WrittenTorn}[d.rng.Intn(3)]
+				}
 			case !crashes:
 				continue
 			case d.rng.Float64() < 0.5:

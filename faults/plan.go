@@ -101,6 +101,10 @@ type Action struct {
 	InAppend       bool   `json:"inAppend,omitempty"`
 	Written        string `json:"written,omitempty"`
 	RestartAfterMs int64  `json:"restartAfterMs,omitempty"`
+	// Unsynced is, for a crash that is a power loss, what the disk keeps of the bytes written but
+	// not yet synced: none (UnsyncedDropped) or a torn first half (UnsyncedTorn). Empty for a
+	// crash of the process alone, which loses nothing written: the operating system has it.
+	Unsynced string `json:"unsynced,omitempty"`
 	// Cause and Reason are a cancel's cause; KeepInbox keeps the inbox through it.
 	Cause     string `json:"cause,omitempty"`
 	Reason    string `json:"reason,omitempty"`
@@ -144,6 +148,12 @@ const (
 	WrittenNone  = "none"
 	WrittenWhole = "whole"
 	WrittenTorn  = "torn"
+)
+
+// What a power loss leaves of the bytes written but not yet synced.
+const (
+	UnsyncedDropped = "dropped"
+	UnsyncedTorn    = "torn"
 )
 
 // Window is a span of virtual time [FromMs, UntilMs) in which the store refuses appends: every
@@ -300,6 +310,8 @@ func (a Action) validate() error {
 			return fmt.Errorf("crash written %q is not none, whole or torn", a.Written)
 		case !a.InAppend && a.Written != "":
 			return fmt.Errorf("a crash outside an append writes nothing; written must be empty")
+		case a.Unsynced != "" && a.Unsynced != UnsyncedDropped && a.Unsynced != UnsyncedTorn:
+			return fmt.Errorf("crash unsynced %q is not empty, dropped or torn", a.Unsynced)
 		case a.RestartAfterMs < 0 || a.RestartAfterMs > DurationMsMax:
 			return fmt.Errorf("restartAfterMs %d is outside [0, %d]", a.RestartAfterMs, DurationMsMax)
 		}

@@ -35,7 +35,7 @@ var catalogue = []Property{
 	{"always-defers-downstream", "always mode lets the waterfall below it answer first: compaction, while it has budget, retries a CONTEXT_WINDOW_EXCEEDED without an llm/retry", checkAlwaysDefersDownstream},
 	{"retry-budget", "normal mode sends at most 1 + maxRetries requests per step (plus compaction retries): retries are counted from the log", checkRetryBudget},
 	{"retry-id-continuity", "the retries of one chain share one retryId and count 1, 2, 3 …; no two chains share a retryId", checkRetryIDContinuity},
-	{"no-acknowledged-loss", "every event whose append returned is in the durable log after a crash, as written, and the log reopens", checkNoAcknowledgedLoss},
+	{"no-acknowledged-loss", "every event whose append returned is in the durable log after a crash and at the end of the run (synced), as written, and the log reopens", checkNoAcknowledgedLoss},
 	{"interrupted-turns", "a turn a crash left open ends interrupted, by crash repair, and only such a turn does", checkInterruptedTurns},
 	{"no-double-dispatch", "no tool call is dispatched or run twice, across crashes and restarts", checkNoDoubleDispatch},
 	{"chain-budget", "no retry chain holds more llm/retry events than maxRetries, across crashes and restarts", checkChainBudget},

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"bytes"
 	"reflect"
 
 	"github.com/turnsim/turnsim/harness"
@@ -18,6 +19,19 @@ func checkNoAcknowledgedLoss(x *index, v *violations) {
 				v.add(e.Seq, e.Time, "event %d (%s) was acknowledged before a crash, but the log after it does not hold it", e.Seq, e.Type)
 				break
 			}
+		}
+	}
+	// The last incarnation's events were acknowledged too: when the run is over, the synced
+	// bytes begin with the log's JSON Lines, line for line.
+	if durable := x.run.Trace.DurableAtEnd; durable != nil && !bytes.HasPrefix(durable, x.run.JSONL) {
+		rest := durable
+		for i, line := range bytes.SplitAfter(x.run.JSONL, []byte{'\n'}) {
+			if !bytes.HasPrefix(rest, line) {
+				e := x.run.Log[i]
+				v.add(e.Seq, e.Time, "event %d (%s) was acknowledged, but at the end of the run the durable log does not hold it as written", e.Seq, e.Type)
+				break
+			}
+			rest = rest[len(line):]
 		}
 	}
 }

@@ -58,16 +58,23 @@ type Trace struct {
 	// Acknowledged are, for each incarnation that crashed, the events whose append had returned:
 	// its session's log when it died. Losing one of them is what a crash must never do.
 	Acknowledged [][]harness.Event
+	// DurableAtEnd is the session log's synced bytes once the run was over: what a power loss at
+	// that moment would leave on the disk. Nil when the run kept no durable log (it crashed
+	// nothing) or ended with the agent down.
+	DurableAtEnd []byte
 }
 
 // Crash is the agent's process dying: at a scheduling point, or inside an append (InAppend)
-// with none, all or part (Written) of its line on disk. DurableBytes is the durable log's size
-// at that moment.
+// with none, all or part (Written) of its line on disk. A PowerLoss also took from the disk the
+// bytes written but not synced (DroppedBytes of them). DurableBytes is the size of what the disk
+// then holds.
 type Crash struct {
 	AtMs         int64
 	InAppend     bool
 	Written      string
 	DurableBytes int
+	PowerLoss    bool
+	DroppedBytes int
 }
 
 // Restart is the agent coming back from its durable log: how many events it held, whether a

@@ -9,7 +9,8 @@
 // render a log for people.
 //
 // The world of seeded schedules (NewSchedule, RunSchedule, RunSeeds) plays a fault plan against
-// one agent, crashes and restarts included, and checks every property; Shrink and the corpus
+// one agent, crashes, power losses and restarts included (the agent's log then goes through the
+// real file store onto a simulated disk, disk.go), and checks every property; Shrink and the corpus
 // keep what fails small and forever; RunHerd plays many agents against one shared provider to
 // compare retry strategies under contention; TimelineHTML draws a run.
 package sim

@@ -1,30 +1,36 @@
 package sim
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/filestore"
 	"github.com/turnsim/turnsim/properties"
 )
 
 // Crashes. A crash kills every task of the agent's process wherever it is parked (mid-backoff,
-// mid-stream, mid-tool, mid-drain) or, armed to strike inside an append, dies while writing a
-// line: before any of it reached the disk, after all of it did (the append never returned), or
-// with part of it written (a torn line). The store keeps apart what is durable; the host then
-// restarts the agent from the durable log, whose open turn crash repair closes.
+// mid-stream, mid-tool, mid-drain) or, armed to strike inside an append, dies while the real file
+// store writes a line to the simulated disk: before any of it reached the file, after all of it
+// did (the append never returned), or with part of it written (a torn line). A power loss is a
+// crash that also takes from the disk what was written but not synced. The host then restarts
+// the agent by reopening the file store on the disk (whose own torn-tail cut runs), and crash
+// repair closes the turn the crash left open.
+
+// sessionLogPath is the session log's name on the simulated disk.
+const sessionLogPath = "session.jsonl"
 
 // simStore is one incarnation's session store: it refuses appends in the plan's refusal
-// windows, writes the durable image of the log (the world's disk) when the plan crashes the
-// agent, and carries out a crash armed to strike inside an append. Each incarnation has its own,
-// so the dying tasks of a dead one can never write to the disk its successor uses.
+// windows, passes the others to the real file store on the world's disk when the plan crashes
+// the agent (log; nil otherwise: then nothing is kept), and arms the disk with a crash planned
+// to strike inside an append. Each incarnation has its own, so the dying tasks of a dead one can
+// never write to the file its successor uses.
 type simStore struct {
 	world *world
+	log   *filestore.Store
 	// dead refuses every append: the process that owned the store has died.
 	dead bool
 }
@@ -46,7 +52,7 @@ func (s *simStore) Append(e harness.Event) error {
 			if sinceStart >= window.FromMs && sinceStart < window.UntilMs &&
 				(window.Type == "" || window.Type == e.Type) && (window.Count == 0 || w.refusedCount[i] < window.Count) {
 				w.refusedCount[i]++
-				turn, step := eventScope(e)
+				turn, step := harness.EventScope(e)
 				now := t.nowMs()
 				t.record(func(tr *properties.Trace) {
 					tr.Refusals = append(tr.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step})
@@ -56,28 +62,18 @@ func (s *simStore) Append(e harness.Event) error {
 			}
 		}
 	}
-	if !w.keepDurable {
+	if s.log == nil {
 		return nil
 	}
-	line, err := harness.EncodeEvent(e)
-	if err != nil {
-		return err
-	}
-	line = append(line, '\n')
 	if w.armed != nil && w.process.Owns() {
-		crash := *w.armed
-		w.armed = nil
-		switch crash.Written {
-		case faults.WrittenWhole:
-			w.disk = append(w.disk, line...)
-		case faults.WrittenTorn:
-			w.disk = append(w.disk, line[:len(line)/2]...)
-		}
-		w.crash(crash)
-		runtime.Goexit() // the process died inside the write: the append never returns
+		w.disk.armed, w.armed = w.armed, nil // the process dies inside this append's write
 	}
-	w.disk = append(w.disk, line...)
-	return nil
+	err := s.log.Append(e)
+	if w.disk.armed != nil {
+		// The store refused the event before writing it: the crash waits for the next append.
+		w.armed, w.disk.armed = w.disk.armed, nil
+	}
+	return err
 }
 
 // stopHost tells the host task the run is over.
@@ -86,15 +82,22 @@ type stopHost struct{}
 // restartRequest asks the host to restart the agent after a delay.
 type restartRequest struct{ afterMs int64 }
 
-// crash kills the current incarnation: its store refuses everything from now on, waits on it
-// end, its tasks die, and the host is asked to restart it. It never yields, so it may run inside
-// an append.
+// crash kills the current incarnation: its files close (the disk drops its lock), a power loss
+// takes the unsynced bytes with it, its store refuses everything from now on, waits on it end,
+// its tasks die, and the host is asked to restart it. It never yields, so it may run inside an
+// append.
 func (w *world) crash(a faults.Action) {
 	t := w.tracer
 	t.strike(a.Fault)
-	now := t.nowMs()
+	w.disk.closeAll()
+	record := properties.Crash{AtMs: t.nowMs(), InAppend: a.InAppend, Written: a.Written, PowerLoss: a.Unsynced != ""}
+	if record.PowerLoss {
+		record.DroppedBytes = w.disk.losePower(a.Unsynced)
+	}
+	record.DurableBytes = len(w.disk.contents(sessionLogPath))
+	now := record.AtMs
 	t.record(func(tr *properties.Trace) {
-		tr.Crashes = append(tr.Crashes, properties.Crash{AtMs: now, InAppend: a.InAppend, Written: a.Written, DurableBytes: len(w.disk)})
+		tr.Crashes = append(tr.Crashes, record)
 		for i := range tr.Tools {
 			if tr.Tools[i].EndMs < 0 {
 				t.toolOrder++
@@ -137,20 +140,21 @@ const (
 	restartRetryMs     = 100
 )
 
-// restart reopens the durable log (cutting a torn last line, as the file store does) and starts
-// a new incarnation from it; crash repair closes the turn the crash left open. It reports
-// whether it is done: started, or failed on its last attempt (the agent then stays down).
+// restart reopens the session log with the real file store (which cuts a torn last line) and
+// starts a new incarnation from what it read; crash repair closes the turn the crash left open.
+// It reports whether it is done: started, or failed on its last attempt (the agent then stays
+// down).
 func (w *world) restart(last bool) bool {
 	t := w.tracer
-	durable, torn := cutTornLine(w.disk)
-	w.disk = durable
-	history, err := harness.ReadJSONL(bytes.NewReader(durable))
-	record := properties.Restart{AtMs: t.nowMs(), Torn: torn, DurableEvents: len(history)}
+	log, opened, err := filestore.OpenFS(w.disk, sessionLogPath)
+	record := properties.Restart{AtMs: t.nowMs(), Torn: opened.Torn != nil, DurableEvents: len(opened.Events)}
 	if err == nil {
-		if repair := harness.RepairEvents(validPrefixOrNil(history)); len(repair) > 0 {
+		if repair := harness.RepairEvents(opened.Events); len(repair) > 0 {
 			record.RepairedTurn = repair[len(repair)-1].(harness.TurnEnd).Turn
 		}
-		err = w.startIncarnation(history)
+		if err = w.startIncarnation(opened.Events, log); err != nil {
+			log.Close() // the next attempt opens the log again
+		}
 	}
 	if err != nil && !last && errors.Is(err, errAppendRefused) {
 		return false
@@ -169,19 +173,12 @@ func (w *world) restart(last bool) bool {
 	return true
 }
 
-// cutTornLine drops a last line that has no newline: a write the crash cut short.
-func cutTornLine(log []byte) ([]byte, bool) {
-	if len(log) == 0 || log[len(log)-1] == '\n' {
-		return log, false
+// keepDurableAtEnd records, once the run is over, what of the session log is synced: what a
+// power loss at the end would leave. The last incarnation's events must be durable too, not only
+// those of incarnations a crash ended.
+func (w *world) keepDurableAtEnd() {
+	if !w.keepDurable || w.down {
+		return
 	}
-	return log[:bytes.LastIndexByte(log, '\n')+1], true
-}
-
-// validPrefixOrNil returns events if they pass the invariant layer, nil otherwise (then
-// harness.New refuses the history and says why).
-func validPrefixOrNil(events []harness.Event) []harness.Event {
-	if harness.ValidateLog(events) != nil {
-		return nil
-	}
-	return events
+	w.tracer.trace.DurableAtEnd = append([]byte{}, w.disk.syncedContents(sessionLogPath)...)
 }

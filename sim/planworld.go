@@ -240,32 +240,3 @@ func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.
 		return content, nil
 	}}
 }
-
-// eventScope returns the turn and step an event names, 0 where it names none.
-func eventScope(e harness.Event) (turn, step int) {
-	switch d := e.Data.(type) {
-	case harness.TurnStart:
-		return d.Turn, 0
-	case harness.TurnEnd:
-		return d.Turn, 0
-	case harness.StepStart:
-		return d.Turn, d.Step
-	case harness.StepEnd:
-		return d.Turn, d.Step
-	case harness.InboxClaim:
-		return d.Turn, d.Step
-	case harness.AssistantChunk:
-		return d.Turn, d.Step
-	case harness.AssistantMessage:
-		return d.Turn, d.Step
-	case harness.ToolCall:
-		return d.Turn, d.Step
-	case harness.ToolResult:
-		return d.Turn, d.Step
-	case harness.LlmRetry:
-		return d.Turn, d.Step
-	case harness.LlmRetryStarted:
-		return d.Turn, d.Step
-	}
-	return 0, 0
-}

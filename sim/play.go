@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"time"
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/filestore"
 	"github.com/turnsim/turnsim/properties"
 )
 
@@ -27,11 +29,11 @@ type world struct {
 	tracer      *tracer
 	store       *simStore // the current incarnation's
 	provider    *planProvider
-	// keepDurable is set when the plan crashes the agent: then disk holds the log as a disk
-	// would, every line written (a torn last one included), and armed is a crash waiting for the
-	// next append of an agent task.
+	// keepDurable is set when the plan crashes the agent: then the agent's log goes through the
+	// real file store (harness/filestore) to the simulated disk, and armed is a crash waiting for
+	// the next append of an agent task.
 	keepDurable bool
-	disk        []byte
+	disk        *disk
 	armed       *faults.Action
 	// refusedCount counts, per refusal window, the appends it refused.
 	refusedCount map[int]int
@@ -68,6 +70,13 @@ func newWorld(schedule Schedule, rt harness.Runtime, scheduler *Scheduler) *worl
 	w := &world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t}
 	w.provider = &planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan}
 	w.keepDurable = w.plansCrashes()
+	if w.keepDurable {
+		w.disk = newDisk()
+		w.disk.die = func(crash faults.Action) {
+			w.crash(crash)
+			runtime.Goexit() // the process died inside the write: the append never returns
+		}
+	}
 	w.refusedCount = map[int]int{}
 	return w
 }
@@ -90,7 +99,14 @@ func (w *world) plansCrashes() bool {
 // so a run that ends early still leaves its log behind.
 func (w *world) play() {
 	plan := w.schedule.Plan
-	if err := w.startIncarnation(nil); err != nil {
+	var log *filestore.Store
+	if w.keepDurable {
+		var err error
+		if log, _, err = filestore.OpenFS(w.disk, sessionLogPath); err != nil {
+			panic(fmt.Sprintf("sim: invariant: the file store does not open an empty simulated disk: %v", err))
+		}
+	}
+	if err := w.startIncarnation(nil, log); err != nil {
 		panic(fmt.Sprintf("sim: invariant: a validated schedule built no agent: %v", err))
 	}
 	w.watchersDone = w.rt.NewQueue("idle watchers")
@@ -169,8 +185,9 @@ func (w *world) awaitSettled(deadline time.Duration) bool {
 	return false
 }
 
-// startIncarnation builds an agent (from history, after a crash) on a fresh process.
-func (w *world) startIncarnation(history []harness.Event) error {
+// startIncarnation builds an agent (from history, after a crash) on a fresh process; log is the
+// file store it writes through (nil when the plan crashes nothing: then nothing is kept).
+func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) error {
 	plan := w.schedule.Plan
 	w.incarnation++
 	incarnation := w.incarnation
@@ -192,7 +209,7 @@ func (w *world) startIncarnation(history []harness.Event) error {
 		}
 		handlers = append(handlers, compaction)
 	}
-	w.store = &simStore{world: w}
+	w.store = &simStore{world: w, log: log}
 	agent, err := harness.New(harness.Config{
 		Provider:             w.provider,
 		Runtime:              tracingRuntime{Runtime: rt, tracer: t, session: func() *harness.Session { return w.agent.Session() }},
@@ -242,7 +259,7 @@ func (w *world) perform(action int, a faults.Action) {
 	agent := w.agent
 	seqAt := int64(agent.Session().Len())
 	if w.down {
-		seqAt = int64(bytes.Count(w.disk, []byte{'\n'})) // the log is what the disk holds
+		seqAt = int64(bytes.Count(w.disk.contents(sessionLogPath), []byte{'\n'})) // the log is what the disk holds
 	}
 	switch a.Kind {
 	case faults.ActFollowup, faults.ActSteer, faults.ActInject:

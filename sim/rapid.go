@@ -56,6 +56,8 @@ const (
 	crashAtPoint  = "crash"           // wherever the agent's tasks are parked
 	crashInAppend = "crash-in-append" // inside an append, with none or all of the line written
 	crashTorn     = "torn-write"      // inside an append, with half of the line written
+	// crashPowerLoss is a crash (at a point or inside an append) that drops unsynced bytes.
+	crashPowerLoss = "power-loss"
 )
 
 // PlanGen returns a rapid generator of fault plans restricted to the allowed faults (nil: the
@@ -348,6 +350,9 @@ func (d *planDraw) actions(horizonMs int64) []faults.Action {
 	if d.on[faults.SendCancelRace] {
 		kinds = append(kinds, faults.SendCancelRace)
 	}
+	if d.on[faults.PowerLoss] {
+		kinds = append(kinds, crashPowerLoss)
+	}
 	actions := []faults.Action{{AtMs: 0, Kind: faults.ActFollowup, Text: "task 1"}}
 	for i := range d.count("extra actions", 0, rapidExtraActionsMax) {
 		kind := rapid.SampledFrom(kinds).Draw(d.t, "action")
@@ -390,6 +395,12 @@ func (d *planDraw) actions(horizonMs int64) []faults.Action {
 			a.Kind, a.Fault, a.Concurrent = faults.ActSteer, faults.SendCancelRace, true
 			a.Text = fmt.Sprintf("racing steer %d", i+2)
 			actions = append(actions, faults.Action{AtMs: a.AtMs, Kind: faults.ActCancel, Cause: harness.CauseUser, Fault: faults.SendCancelRace, Concurrent: true})
+		case crashPowerLoss:
+			a.Kind, a.Fault = faults.ActCrash, faults.PowerLoss
+			a.Unsynced = rapid.SampledFrom([]string{faults.UnsyncedDropped, faults.UnsyncedTorn}).Draw(d.t, "unsynced")
+			if a.InAppend = d.coin("power loss in an append"); a.InAppend {
+				a.Written = rapid.SampledFrom([]string{faults.WrittenNone, faults.WrittenWhole, faults.WrittenTorn}).Draw(d.t, "written")
+			}
 		}
 		if a.Kind == faults.ActCrash {
 			a.RestartAfterMs = d.between("restartAfterMs", 0, 2000)

@@ -784,8 +784,14 @@ const tlDefs = `<defs>
 
 func tlCrashTitle(cr properties.Crash, origin int64) string {
 	title := "crash at " + tlAt(cr.AtMs-origin)
+	if cr.PowerLoss {
+		title = "power loss at " + tlAt(cr.AtMs-origin)
+	}
 	if cr.InAppend {
 		title += fmt.Sprintf(" inside an append (line written: %s)", cr.Written)
+	}
+	if cr.PowerLoss {
+		title += fmt.Sprintf(", %d unsynced bytes lost", cr.DroppedBytes)
 	}
 	return title + fmt.Sprintf(", durable log %d bytes", cr.DurableBytes)
 }

@@ -72,6 +72,12 @@ func RunSchedule(schedule Schedule) Outcome { return RunScheduleWith(schedule, n
 // properties about the seed's own formula step aside; every other one still holds, and the
 // strategy must keep its own cap and budget.
 func RunScheduleWith(schedule Schedule, newStrategy func() harness.RetryStrategy) Outcome {
+	_, out := runWorld(schedule, newStrategy)
+	return out
+}
+
+// runWorld is RunScheduleWith, returning the world too, for tests to look inside (at its disk).
+func runWorld(schedule Schedule, newStrategy func() harness.RetryStrategy) (*world, Outcome) {
 	scheduler := NewScheduler(SchedulerOptions{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
 		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
@@ -82,11 +88,12 @@ func RunScheduleWith(schedule Schedule, newStrategy func() harness.RetryStrategy
 	w := newWorld(schedule, scheduler, scheduler)
 	w.newStrategy = newStrategy
 	report := scheduler.Run("main", w.play)
+	w.keepDurableAtEnd()
 	w.tracer.trace.EndMs = report.VirtualElapsed.Milliseconds()
 	for _, f := range report.Findings {
 		w.tracer.trace.Findings = append(w.tracer.trace.Findings, f.String())
 	}
-	return finishOutcome(w, report)
+	return w, finishOutcome(w, report)
 }
 
 // finishOutcome encodes the log, checks the properties and gathers coverage.

@@ -9,8 +9,13 @@
 // file, the line and the reason, and the file is left untouched. One writer at a time: Open takes
 // an exclusive advisory lock, and a second writer (in this process or another) gets ErrLocked.
 //
-// Map: store.go (Open, Append, Close), scan.go (Scan, the reader Open shares with `simrun check`,
-// which reads logs without changing them), lock_unix.go and lock_other.go (the writer lock).
+// The store does all its I/O through FS and File, the operating system's by default (Open); the
+// simulator passes its own disk to OpenFS, one that keeps written and synced bytes apart and can
+// lose power, so every crash seed runs this package's real code.
+//
+// Map: store.go (Open, Append, Close), fs.go (the FS seam and the operating system's FS),
+// scan.go (Scan, the reader Open shares with `simrun check`, which reads logs without changing
+// them), lock_unix.go and lock_other.go (the writer lock), planted.go (the planted bugs' code).
 package filestore
 
 import (
@@ -18,11 +23,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // Errors a Store reports; each is wrapped with the path.
@@ -47,7 +52,7 @@ type Opened struct {
 type Store struct {
 	mu   sync.Mutex
 	path string
-	file *os.File
+	file File
 	// size is the length of the file's valid content: where the next line goes, and where a
 	// failed append truncates back to.
 	size int64
@@ -63,17 +68,21 @@ type Store struct {
 	sync  func() error
 }
 
-// Open opens the session log at path for appending, creating it (mode 0644) if absent. It locks
-// the file against other writers, reads and validates the whole log, and cuts off a torn last
-// line (after everything before it proved valid; the cut is synced). The error is ErrLocked
-// (wrapped) when another writer holds the file, a *FormatError when its content is malformed (the
-// file is then left byte-for-byte untouched), or an I/O error.
-func Open(path string) (*Store, Opened, error) {
-	file, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+// Open opens the session log at path, on the operating system's file system, for appending,
+// creating it (mode 0644) if absent. It locks the file against other writers, reads and
+// validates the whole log, and cuts off a torn last line (after everything before it proved
+// valid; the cut is synced). The error is ErrLocked (wrapped) when another writer holds the file,
+// a *FormatError when its content is malformed (the file is then left byte-for-byte untouched),
+// or an I/O error.
+func Open(path string) (*Store, Opened, error) { return OpenFS(OSFS{}, path) }
+
+// OpenFS is Open on the file system fsys: the simulator's disk, for one.
+func OpenFS(fsys FS, path string) (*Store, Opened, error) {
+	file, err := fsys.OpenFile(path)
 	if err != nil {
 		return nil, Opened{}, fmt.Errorf("filestore: open session log: %w", err)
 	}
-	s, opened, err := open(path, file)
+	s, opened, err := open(fsys, path, file)
 	if err != nil {
 		file.Close() // also drops the lock, if it was taken
 		return nil, Opened{}, err
@@ -81,8 +90,8 @@ func Open(path string) (*Store, Opened, error) {
 	return s, opened, nil
 }
 
-func open(path string, file *os.File) (*Store, Opened, error) {
-	if err := lockFile(file); err != nil {
+func open(fsys FS, path string, file File) (*Store, Opened, error) {
+	if err := file.Lock(); err != nil {
 		if errors.Is(err, ErrLocked) {
 			return nil, Opened{}, fmt.Errorf("filestore: session log %s is %w", path, ErrLocked)
 		}
@@ -105,7 +114,11 @@ func open(path string, file *os.File) (*Store, Opened, error) {
 	size := int64(len(data))
 	if torn != nil {
 		size -= int64(torn.Bytes)
-		if err := file.Truncate(size); err != nil {
+		cut := size
+		if plant.On(plant.TornCutOneTooMany) {
+			cut-- // the planted bug: the newline that ends the last complete line goes too
+		}
+		if err := file.Truncate(cut); err != nil {
 			return nil, Opened{}, fmt.Errorf("filestore: cut the torn last line of %s: %w", path, err)
 		}
 		if err := file.Sync(); err != nil {
@@ -114,21 +127,12 @@ func open(path string, file *os.File) (*Store, Opened, error) {
 	}
 	if len(data) == 0 {
 		// A new (or empty) file: sync its directory too, so the file itself survives a crash.
-		if err := syncDir(filepath.Dir(path)); err != nil {
+		if err := fsys.SyncDir(filepath.Dir(path)); err != nil {
 			return nil, Opened{}, fmt.Errorf("filestore: sync the directory of %s: %w", path, err)
 		}
 	}
 	s := &Store{path: path, file: file, size: size, validator: validator, write: file.Write, sync: file.Sync}
 	return s, Opened{Events: events, Torn: torn}, nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // Append writes one event as a line, with its newline, in one write, then syncs the file; it
@@ -157,14 +161,7 @@ func (s *Store) Append(e harness.Event) error {
 		panic(fmt.Sprintf("filestore: invariant: event %d encodes with a newline", e.Seq))
 	}
 	line = append(line, '\n')
-	n, err := s.write(line)
-	if err == nil && n != len(line) {
-		err = io.ErrShortWrite
-	}
-	if err == nil {
-		err = s.sync()
-	}
-	if err != nil {
+	if err := s.writeThenSync(line); err != nil {
 		return s.fail(e, err)
 	}
 	s.size += int64(len(line))
@@ -172,6 +169,22 @@ func (s *Store) Append(e harness.Event) error {
 		panic("filestore: invariant: an event the layer accepted is refused on apply: " + err.Error())
 	}
 	return nil
+}
+
+// writeThenSync writes the line in one write, then syncs the file: in that order, so that the line
+// is durable when it returns.
+func (s *Store) writeThenSync(line []byte) error {
+	if plant.On(plant.SyncBeforeWrite) {
+		return s.syncThenWrite(line)
+	}
+	n, err := s.write(line)
+	if err == nil && n != len(line) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		return err
+	}
+	return s.sync()
 }
 
 // fail cuts the file back to where this append began and breaks the store.
@@ -199,7 +212,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	unlockErr := unlockFile(s.file)
+	unlockErr := s.file.Unlock()
 	if err := s.file.Close(); err != nil {
 		return fmt.Errorf("filestore: close %s: %w", s.path, err)
 	}

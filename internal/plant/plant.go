@@ -66,6 +66,8 @@ const (
 	NoCancelCheckAfterChunk     = "no-cancel-check-after-chunk"
 	KeepInboxClears             = "keep-inbox-clears"
 	ToolResultNotInConversation = "tool-result-not-in-conversation"
+	TornCutOneTooMany           = "torn-cut-one-too-many"
+	SyncBeforeWrite             = "sync-before-write"
 )
 
 // Catalogue lists every planted bug with the property that catches it.
@@ -120,6 +122,8 @@ var Catalogue = []Bug{
 	{DefaultCodesDrift, "normal-gives-up", "the harness's default retryable codes lose TIMEOUT"},
 	{UnknownToolAsError, "fault-labelled", "a call to an unknown tool is reported as TOOL_ERROR instead of TOOL_NOT_FOUND"},
 	{SpinOnUnknownTool, "run-completes", "a call to an unknown tool spawns tasks forever: a livelock that never moves virtual time"},
+	{TornCutOneTooMany, "no-acknowledged-loss", "the file store's torn-tail cut on open also cuts the newline ending the last complete line"},
+	{SyncBeforeWrite, "no-acknowledged-loss", "the file store syncs before it writes, so the line an append returns for is not yet durable"},
 }
 
 // Planted bugs of the oracle-independence work: a drift in the harness's defaults, and faults the

@@ -1,0 +1,244 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/harness/filestore"
+)
+
+// disk is the simulated disk the world runs the real file store on (a filestore.FS): in memory,
+// deterministic, and honest about durability. It keeps apart, for each file, the bytes written
+// (what reads see: the operating system's page cache) and the bytes synced (what survives the
+// machine losing power). A crash of the process loses nothing written; a power loss drops what
+// was written but not synced, all of it or all but a torn first part. Nothing on it ever yields
+// to the scheduler, so a store operation is atomic with respect to the simulated tasks, as a
+// system call is: a crash strikes between two of them, or inside a write when armed to.
+type disk struct {
+	files map[string]*diskFile
+	// open are the handles not yet closed; a crash closes them all, as the kernel closes a dead
+	// process's files (and so drops its locks).
+	open []*diskHandle
+	// armed is a crash waiting inside the next write: that much of the bytes (faults.Written*)
+	// reaches the file, then die is called and never returns.
+	armed *faults.Action
+	die   func(faults.Action)
+}
+
+// diskFile is one file's content, written and synced.
+type diskFile struct {
+	written []byte
+	synced  []byte
+	// diverged is set when a truncate since the last sync cut into the synced bytes: written is
+	// then no longer synced plus more, and a power loss brings back synced as it was.
+	diverged bool
+	locked   *diskHandle
+}
+
+// diskHandle is one open file: a filestore.File.
+type diskHandle struct {
+	disk   *disk
+	file   *diskFile
+	path   string
+	closed bool
+}
+
+var (
+	_ filestore.FS   = (*disk)(nil)
+	_ filestore.File = (*diskHandle)(nil)
+)
+
+func newDisk() *disk { return &disk{files: map[string]*diskFile{}} }
+
+// OpenFile opens path, creating it empty if absent.
+func (d *disk) OpenFile(path string) (filestore.File, error) {
+	f, ok := d.files[path]
+	if !ok {
+		f = &diskFile{}
+		d.files[path] = f
+	}
+	h := &diskHandle{disk: d, file: f, path: path}
+	d.open = append(d.open, h)
+	return h, nil
+}
+
+// SyncDir succeeds: the simulated disk keeps every file it created (a power loss empties a new
+// file's unsynced content, it never unlinks it).
+func (d *disk) SyncDir(string) error { return nil }
+
+// contents returns what reads of path see now (nil if absent).
+func (d *disk) contents(path string) []byte {
+	if f, ok := d.files[path]; ok {
+		return f.written
+	}
+	return nil
+}
+
+// syncedContents returns what of path would survive a power loss now (nil if absent).
+func (d *disk) syncedContents(path string) []byte {
+	if f, ok := d.files[path]; ok {
+		return f.synced
+	}
+	return nil
+}
+
+// closeAll closes every open handle, as the kernel does when a process dies.
+func (d *disk) closeAll() {
+	for _, h := range d.open {
+		h.release()
+	}
+	d.open = nil
+	d.armed = nil
+}
+
+// losePower drops, in every file, what was written but not synced: all of it (unsynced
+// faults.UnsyncedDropped) or all but its first half (faults.UnsyncedTorn), the writeback cut
+// short. What is left is what the platter holds: written and synced alike. It returns how many
+// written bytes were lost.
+func (d *disk) losePower(unsynced string) (droppedBytes int) {
+	for _, path := range sortedKeys(d.files) {
+		f := d.files[path]
+		kept := f.synced
+		if !f.diverged {
+			extra := f.written[len(f.synced):]
+			if unsynced == faults.UnsyncedTorn {
+				kept = append(slices.Clip(kept), extra[:len(extra)/2]...)
+			}
+		}
+		droppedBytes += max(len(f.written)-len(kept), 0)
+		f.written, f.synced, f.diverged = slices.Clone(kept), slices.Clone(kept), false
+	}
+	return droppedBytes
+}
+
+func sortedKeys(m map[string]*diskFile) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func (h *diskHandle) check(op string) error {
+	if h.closed {
+		return fmt.Errorf("sim: disk: %s %s: %w", op, h.path, fs.ErrClosed)
+	}
+	return nil
+}
+
+// ReadAt reads the written bytes.
+func (h *diskHandle) ReadAt(p []byte, off int64) (int, error) {
+	if err := h.check("read"); err != nil {
+		return 0, err
+	}
+	if off >= int64(len(h.file.written)) {
+		return 0, io.EOF
+	}
+	n := copy(p, h.file.written[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// Write appends p to the written bytes, unless a crash is armed: then only part of p (none, all
+// or half, as the crash says) is written, and the process dies inside the write.
+func (h *diskHandle) Write(p []byte) (int, error) {
+	if err := h.check("write"); err != nil {
+		return 0, err
+	}
+	if d := h.disk; d.armed != nil {
+		crash := *d.armed
+		d.armed = nil
+		h.file.written = append(h.file.written, p[:writtenBytes(crash.Written, len(p))]...)
+		d.die(crash)
+		panic("sim: invariant: the process went on after dying inside a write")
+	}
+	h.file.written = append(h.file.written, p...)
+	return len(p), nil
+}
+
+// writtenBytes is how many of n bytes a write that a crash cuts short leaves written.
+func writtenBytes(written string, n int) int {
+	switch written {
+	case faults.WrittenWhole:
+		return n
+	case faults.WrittenTorn:
+		return n / 2
+	}
+	return 0
+}
+
+// Sync makes the written bytes durable.
+func (h *diskHandle) Sync() error {
+	if err := h.check("sync"); err != nil {
+		return err
+	}
+	f := h.file
+	if f.diverged {
+		f.synced, f.diverged = slices.Clone(f.written), false
+		return nil
+	}
+	f.synced = append(f.synced, f.written[len(f.synced):]...)
+	return nil
+}
+
+// Truncate cuts the written bytes to size; the synced ones change only on the next sync.
+func (h *diskHandle) Truncate(size int64) error {
+	if err := h.check("truncate"); err != nil {
+		return err
+	}
+	f := h.file
+	if size < 0 || size > int64(len(f.written)) {
+		return fmt.Errorf("sim: disk: truncate %s to %d bytes: outside [0, %d]", h.path, size, len(f.written))
+	}
+	f.written = f.written[:size]
+	if size < int64(len(f.synced)) {
+		f.diverged = true
+	}
+	return nil
+}
+
+// Lock takes the file's lock, or fails with filestore.ErrLocked.
+func (h *diskHandle) Lock() error {
+	if err := h.check("lock"); err != nil {
+		return err
+	}
+	if h.file.locked != nil && h.file.locked != h {
+		return filestore.ErrLocked
+	}
+	h.file.locked = h
+	return nil
+}
+
+// Unlock drops the file's lock, if this handle holds it.
+func (h *diskHandle) Unlock() error {
+	if err := h.check("unlock"); err != nil {
+		return err
+	}
+	if h.file.locked == h {
+		h.file.locked = nil
+	}
+	return nil
+}
+
+// Close closes the handle, dropping its lock.
+func (h *diskHandle) Close() error {
+	if err := h.check("close"); err != nil {
+		return err
+	}
+	h.release()
+	h.disk.open = slices.DeleteFunc(h.disk.open, func(o *diskHandle) bool { return o == h })
+	return nil
+}
+
+func (h *diskHandle) release() {
+	h.closed = true
+	if h.file.locked == h {
+		h.file.locked = nil
+	}
+}

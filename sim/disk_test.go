@@ -1,0 +1,165 @@
+package sim
+
+import (
+	"io"
+	"io/fs"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/filestore"
+)
+
+// openOn opens path on d, failing the test on an error.
+func openOn(t *testing.T, d *disk, path string) filestore.File {
+	t.Helper()
+	f, err := d.OpenFile(path)
+	require.NoError(t, err)
+	return f
+}
+
+func write(t *testing.T, f filestore.File, s string) {
+	t.Helper()
+	n, err := f.Write([]byte(s))
+	require.NoError(t, err)
+	require.Equal(t, len(s), n)
+}
+
+// readAll reads the whole file through ReadAt, as the store does.
+func readAll(t *testing.T, f filestore.File) string {
+	t.Helper()
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, 1<<62))
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestDiskReadsSeeWrittenBytesAndOnlySyncedOnesSurviveAPowerLoss(t *testing.T) {
+	for _, c := range []struct {
+		unsynced string
+		survives string
+		dropped  int
+	}{
+		{faults.UnsyncedDropped, "one\n", 9},
+		{faults.UnsyncedTorn, "one\ntwo\n", 5}, // the first half (4 of 9 bytes) of "two\nfour\n" is kept
+	} {
+		t.Run(c.unsynced, func(t *testing.T) {
+			d := newDisk()
+			f := openOn(t, d, "log")
+			write(t, f, "one\n")
+			require.NoError(t, f.Sync())
+			write(t, f, "two\n")
+			write(t, f, "four\n")
+			assert.Equal(t, "one\ntwo\nfour\n", readAll(t, f), "reads see what was written, synced or not")
+
+			assert.Equal(t, c.dropped, d.losePower(c.unsynced))
+			assert.Equal(t, c.survives, string(d.contents("log")))
+			assert.Zero(t, d.losePower(c.unsynced), "what is left is durable: a second power loss loses nothing")
+			assert.Equal(t, c.survives, string(d.contents("log")))
+		})
+	}
+}
+
+func TestAProcessCrashLosesNothingWrittenAndDropsTheLock(t *testing.T) {
+	d := newDisk()
+	f := openOn(t, d, "log")
+	require.NoError(t, f.Lock())
+	write(t, f, "unsynced\n")
+
+	other := openOn(t, d, "log")
+	require.ErrorIs(t, other.Lock(), filestore.ErrLocked, "one writer at a time")
+	require.NoError(t, other.Close())
+
+	d.closeAll() // the process dies: the kernel closes its files
+	_, err := f.Write([]byte("late\n"))
+	require.ErrorIs(t, err, fs.ErrClosed, "a dead process's handle writes nothing")
+	assert.Equal(t, "unsynced\n", string(d.contents("log")), "the page cache outlives the process")
+
+	next := openOn(t, d, "log")
+	require.NoError(t, next.Lock(), "the dead process's lock went with it")
+	assert.Equal(t, "unsynced\n", readAll(t, next))
+}
+
+func TestATruncateIsDurableOnlyOnceSynced(t *testing.T) {
+	d := newDisk()
+	f := openOn(t, d, "log")
+	write(t, f, "one\ntwo\n")
+	require.NoError(t, f.Sync())
+	require.NoError(t, f.Truncate(4))
+	write(t, f, "six\n")
+	assert.Equal(t, "one\nsix\n", readAll(t, f))
+	d.losePower(faults.UnsyncedTorn)
+	assert.Equal(t, "one\ntwo\n", string(d.contents("log")), "the cut and the write after it were never synced")
+
+	require.NoError(t, f.Truncate(4))
+	require.NoError(t, f.Sync())
+	d.losePower(faults.UnsyncedDropped)
+	assert.Equal(t, "one\n", string(d.contents("log")))
+
+	require.Error(t, f.Truncate(5), "beyond the end")
+	require.Error(t, f.Truncate(-1))
+}
+
+// diedInWrite is what a test's die panics with, standing in for the process's death.
+type diedInWrite struct{ crash faults.Action }
+
+func TestACrashArmedOnTheDiskStrikesInsideTheNextWrite(t *testing.T) {
+	for _, c := range []struct {
+		written string
+		left    string
+	}{
+		{faults.WrittenNone, "one\n"},
+		{faults.WrittenWhole, "one\nfour\n"},
+		{faults.WrittenTorn, "one\nfo"},
+	} {
+		t.Run(c.written, func(t *testing.T) {
+			d := newDisk()
+			d.die = func(a faults.Action) { panic(diedInWrite{a}) }
+			f := openOn(t, d, "log")
+			write(t, f, "one\n")
+			crash := faults.Action{Kind: faults.ActCrash, InAppend: true, Written: c.written}
+			d.armed = &crash
+			died := func() (r any) {
+				defer func() { r = recover() }()
+				f.Write([]byte("four\n"))
+				return nil
+			}()
+			assert.Equal(t, diedInWrite{crash}, died, "the write never returns")
+			assert.Nil(t, d.armed, "a crash strikes once")
+			assert.Equal(t, c.left, string(d.contents("log")))
+		})
+	}
+}
+
+// The file store's own torn-tail cut runs on the simulated disk: a write cut short by a power
+// loss mid-writeback is cut off on reopening, and the cut is durable.
+func TestTheFileStoreCutsATornLineOnTheSimulatedDisk(t *testing.T) {
+	d := newDisk()
+	store, _, err := filestore.OpenFS(d, sessionLogPath)
+	require.NoError(t, err)
+	events := []harness.Event{
+		{Seq: 1, Type: harness.TypeTurnStart, Time: 1000, Data: harness.TurnStart{Turn: 1}},
+		{Seq: 2, Type: harness.TypeTurnEnd, Time: 1000, Data: harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: harness.EndCompleted}}},
+	}
+	for _, e := range events {
+		require.NoError(t, store.Append(e))
+	}
+	d.closeAll() // the process dies
+	f := openOn(t, d, sessionLogPath)
+	write(t, f, `{"seq":3,"type":"turn/e`) // a line whose newline never made it
+	require.NoError(t, f.Sync())
+	require.NoError(t, f.Close())
+	durable := len(d.contents(sessionLogPath)) - len(`{"seq":3,"type":"turn/e`)
+
+	reopened, opened, err := filestore.OpenFS(d, sessionLogPath)
+	require.NoError(t, err)
+	defer reopened.Close()
+	require.NotNil(t, opened.Torn)
+	assert.Equal(t, 3, opened.Torn.Line)
+	assert.Equal(t, events, opened.Events)
+	assert.Len(t, d.contents(sessionLogPath), durable)
+	d.losePower(faults.UnsyncedDropped)
+	assert.Len(t, d.contents(sessionLogPath), durable, "the cut was synced")
+}
