@@ -44,7 +44,9 @@ func TestAPowerLossTakesOnlyWhatNoAppendReturnedFor(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	atPoint, inAppendDropped := 0, 0
 	for seed := int64(1); seed <= 300; seed++ {
-		s := NewSchedule(seed, []string{faults.PowerLoss})
+		// power losses among enough work (sends, tool calls, slow streams) that an armed loss
+		// finds an append to strike inside
+		s := NewSchedule(seed, []string{faults.PowerLoss, faults.Followup, faults.Steer, faults.ToolCalls, faults.ToolLatency, faults.SlowStream})
 		w, out := runWorld(s, nil)
 		assert.Empty(t, out.Violations, "seed %d", seed)
 		for _, c := range out.Trace.Crashes {
