@@ -120,9 +120,13 @@ func (w *world) play() {
 		if wait := ms(a.AtMs) - w.tracer.elapsed(); wait > 0 {
 			w.rt.Sleep(wait)
 		}
-		// Off the scheduler a racing pair runs in order: on real goroutines the trace could not
-		// tell which of the two happened first, and the properties judge by that order.
-		if a.Concurrent && w.scheduler != nil {
+		// A same-instant race needs the scheduler: on real goroutines the trace could not tell
+		// which of the two (or the driver they wake) went first, and the properties judge by
+		// that order. Off it, like crashes and observer callbacks, races are skipped.
+		if a.Concurrent && w.scheduler == nil {
+			continue
+		}
+		if a.Concurrent {
 			action, a := i+1, a
 			racers++
 			w.rt.Go("racing user", func() {
@@ -318,6 +322,9 @@ func (w *world) perform(action int, a faults.Action) {
 			}
 		})
 	case faults.ActObserver:
+		if w.scheduler == nil {
+			return // on real goroutines the callback would race the user's task for the world's state
+		}
 		w.armedObservers = append(w.armedObservers, armedObserver{action: action, plan: a})
 	case faults.ActCrash:
 		if w.scheduler == nil || w.down || w.disposed {

@@ -150,7 +150,9 @@ func (o Outcome) VirtualDuration() time.Duration { return o.Report.VirtualElapse
 // PlaySchedule plays a schedule on another runtime, in the calling goroutine: the production
 // runtime inside a testing/synctest bubble, for instance, to compare its speed with the
 // scheduler's. Only the scheduler makes a run reproducible; elsewhere the log may differ from
-// run to run, and the properties are checked all the same.
+// run to run, and the properties are checked all the same. What needs the scheduler's one-task-
+// at-a-time order to be traced faithfully is skipped there: crashes and power losses, observer
+// callbacks and same-instant send/cancel races.
 func PlaySchedule(schedule Schedule, rt harness.Runtime) Outcome {
 	w := newWorld(schedule, rt, nil)
 	w.play()
