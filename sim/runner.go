@@ -2,20 +2,14 @@ package sim
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"runtime"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/turnsim/turnsim/faults"
-	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/properties"
 )
 
@@ -62,14 +56,36 @@ type RunOptions struct {
 	Progress func(done, total int)
 }
 
-// Seeds lists the seeds the options select, in order.
+// Selected is how many seeds the options select: Count, or this shard's share of it. It is
+// computed, never listed, so any Count up to the int range costs nothing up front.
+func (o RunOptions) Selected() int {
+	if o.Count <= 0 {
+		return 0
+	}
+	if o.Shard.Of <= 1 {
+		return o.Count
+	}
+	first := o.Shard.Index - 1 // the shard's first seed number in the range
+	if first >= o.Count {
+		return 0
+	}
+	return (o.Count-1-first)/o.Shard.Of + 1
+}
+
+// SeedAt is the i-th selected seed (0 ≤ i < Selected()), in order.
+func (o RunOptions) SeedAt(i int) int64 {
+	if o.Shard.Of <= 1 {
+		return o.Start + int64(i)
+	}
+	return o.Start + int64(o.Shard.Index-1) + int64(i)*int64(o.Shard.Of)
+}
+
+// Seeds lists the seeds the options select, in order: for tests and small ranges only (RunSeeds
+// never lists them).
 func (o RunOptions) Seeds() []int64 {
-	seeds := make([]int64, 0, o.Count)
-	for k := range o.Count {
-		if o.Shard.Of > 1 && k%o.Shard.Of != o.Shard.Index-1 {
-			continue
-		}
-		seeds = append(seeds, o.Start+int64(k))
+	seeds := make([]int64, 0, min(o.Selected(), 1<<16))
+	for i := range o.Selected() {
+		seeds = append(seeds, o.SeedAt(i))
 	}
 	return seeds
 }
@@ -110,158 +126,53 @@ func RunSeed(seed int64, allowed []string, checkDeterminism bool) SeedResult {
 	return r
 }
 
-// Summary is the result of running many seeds. Its JSON keys are a contract (see README).
-type Summary struct {
-	Seeds                   int              `json:"seeds"`
-	FirstSeed               int64            `json:"firstSeed"`
-	Shard                   string           `json:"shard"`
-	Workers                 int              `json:"workers"`
-	Violations              int              `json:"violations"`
-	ViolationsByProperty    map[string]int   `json:"violationsByProperty"`
-	FailingSeeds            []int64          `json:"failingSeeds"`
-	WallSeconds             float64          `json:"wallSeconds"`
-	SimSeconds              float64          `json:"simSeconds"`
-	SchedulesPerSecond      float64          `json:"schedulesPerSecond"`
-	SchedulesPerSecondCore  float64          `json:"schedulesPerSecondPerCore"`
-	SimSecondsPerWallSecond float64          `json:"simSecondsPerWallSecond"`
-	Handoffs                int64            `json:"handoffs"`
-	FaultCoverage           map[string]int   `json:"faultCoverage"`
-	OutcomeCoverage         map[string]int   `json:"outcomeCoverage"`
-	Digest                  string           `json:"digest"`
-	Failures                []SeedViolations `json:"failures"`
-	// SlowestSeeds are the seeds that took the most wall time, slowest first: where a livelock
-	// or a costly schedule shows up, and what to profile.
-	SlowestSeeds []SlowSeed `json:"slowestSeeds"`
-}
-
-// SlowSeed is one of a run's slowest seeds: its wall time and its scheduler handoffs.
-type SlowSeed struct {
-	Seed     int64   `json:"seed"`
-	WallMs   float64 `json:"wallMs"`
-	Handoffs int     `json:"handoffs"`
-}
-
-// slowestSeedsShown is how many of the slowest seeds a summary lists.
-const slowestSeedsShown = 5
-
-// slowestSeeds lists the n seeds of results that took the most wall time, slowest first (ties
-// by seed, so the list is stable).
-func slowestSeeds(results []SeedResult, n int) []SlowSeed {
-	order := make([]int, len(results))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		ra, rb := results[order[a]], results[order[b]]
-		if ra.Wall != rb.Wall {
-			return ra.Wall > rb.Wall
-		}
-		return ra.Seed < rb.Seed
-	})
-	slow := make([]SlowSeed, 0, min(n, len(results)))
-	for _, i := range order[:min(n, len(order))] {
-		r := results[i]
-		slow = append(slow, SlowSeed{Seed: r.Seed, WallMs: float64(r.Wall.Microseconds()) / 1000, Handoffs: r.Handoffs})
-	}
-	return slow
-}
-
-// SeedViolations lists one failing seed's violations.
-type SeedViolations struct {
-	Seed       int64                  `json:"seed"`
-	Violations []properties.Violation `json:"violations"`
-}
-
-// RunSeeds runs the selected seeds on a pool of workers and summarises them. Seeds share
-// nothing, and the summary is assembled in seed order, so it is the same whatever Workers is
-// (but for the timings).
+// RunSeeds runs the selected seeds on a pool of workers and summarises them. Each worker folds
+// the seeds it runs into its own partial summary as they finish, and the partial summaries are
+// merged at the end: memory stays flat whatever the seed count, and since every part of the
+// fold is order-independent (counters, the lowest failing seeds, a sum of seed digests), the
+// summary is the same whatever Workers is (but for the timings).
 func RunSeeds(opts RunOptions) Summary {
-	seeds := opts.Seeds()
+	total := opts.Selected()
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = max(1, min(workers, len(seeds)))
-	results := make([]SeedResult, len(seeds))
+	workers = max(1, min(workers, total))
+	folds := make([]*fold, workers)
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
 	begin := time.Now()
-	for range workers {
+	for w := range workers {
+		folds[w] = newFold()
 		wg.Add(1)
-		go func() {
+		go func(f *fold) {
 			defer wg.Done()
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(seeds) {
+				i := next.Add(1) - 1
+				if i >= int64(total) {
 					return
 				}
 				began := time.Now()
-				results[i] = RunSeed(seeds[i], opts.Faults, opts.CheckDeterminism)
-				results[i].Wall = time.Since(began)
+				r := RunSeed(opts.SeedAt(int(i)), opts.Faults, opts.CheckDeterminism)
+				r.Wall = time.Since(began)
+				f.add(r)
 				if n := done.Add(1); opts.Progress != nil {
-					opts.Progress(int(n), len(seeds))
+					opts.Progress(int(n), total)
 				}
 			}
-		}()
+		}(folds[w])
 	}
 	wg.Wait()
 	wall := time.Since(begin).Seconds()
-	s := summarise(results)
+	for _, f := range folds[1:] {
+		folds[0].merge(f)
+	}
+	s := folds[0].summary()
 	s.FirstSeed, s.Shard, s.Workers, s.WallSeconds = opts.Start, opts.Shard.String(), workers, wall
-	s.SlowestSeeds = slowestSeeds(results, slowestSeedsShown)
 	if wall > 0 {
 		s.SchedulesPerSecond = float64(s.Seeds) / wall
 		s.SchedulesPerSecondCore = s.SchedulesPerSecond / float64(min(workers, runtime.GOMAXPROCS(0)))
 		s.SimSecondsPerWallSecond = s.SimSeconds / wall
 	}
-	return s
-}
-
-// summarise folds per-seed results, in seed order, into a summary (without timings).
-func summarise(results []SeedResult) Summary {
-	s := Summary{
-		Seeds:                len(results),
-		ViolationsByProperty: map[string]int{},
-		FailingSeeds:         []int64{},
-		FaultCoverage:        map[string]int{},
-		OutcomeCoverage:      map[string]int{},
-		Failures:             []SeedViolations{},
-	}
-	for _, name := range faults.Names() {
-		s.FaultCoverage[name] = 0
-	}
-	for _, kind := range []string{harness.EndCompleted, harness.EndMaxTokens, harness.EndAborted, harness.EndError, harness.EndInterrupted} {
-		s.OutcomeCoverage[kind] = 0
-	}
-	digest := sha256.New()
-	var seedBytes [8]byte
-	for _, r := range results {
-		binary.BigEndian.PutUint64(seedBytes[:], uint64(r.Seed))
-		digest.Write(seedBytes[:])
-		digest.Write(r.Digest[:])
-		s.SimSeconds += float64(r.VirtualMs) / 1000
-		s.Handoffs += int64(r.Handoffs)
-		for _, f := range r.Exercised {
-			s.FaultCoverage[f]++
-		}
-		for _, k := range r.Outcomes {
-			s.OutcomeCoverage[k]++
-		}
-		if len(r.Violations) == 0 {
-			continue
-		}
-		var fired []string
-		for _, v := range r.Violations {
-			if !slices.Contains(fired, v.Property) {
-				fired = append(fired, v.Property)
-				s.ViolationsByProperty[v.Property]++
-				s.Violations++
-			}
-		}
-		s.FailingSeeds = append(s.FailingSeeds, r.Seed)
-		s.Failures = append(s.Failures, SeedViolations{Seed: r.Seed, Violations: r.Violations})
-	}
-	sort.Slice(s.FailingSeeds, func(i, j int) bool { return s.FailingSeeds[i] < s.FailingSeeds[j] })
-	s.Digest = hex.EncodeToString(digest.Sum(nil))
 	return s
 }

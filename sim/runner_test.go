@@ -142,11 +142,16 @@ func replaceOnce(s, old, new string) string {
 
 // BenchmarkSchedules measures whole simulated runs of the default swarm: one op is one seed
 // (drawing its schedule, running it, checking every property). schedules/s = 1e9 / ns/op.
+// cpu-µs/op is the process's CPU time (user + system, GC included) per seed: on a shared
+// machine wall time swings with the neighbours' load, CPU time much less.
 func BenchmarkSchedules(b *testing.B) {
+	b.ReportAllocs()
 	var virtual int64
+	cpu := processCPU()
 	for i := 0; b.Loop(); i++ {
 		virtual += RunSeed(int64(i+1), nil, false).VirtualMs
 	}
+	b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
 	b.ReportMetric(float64(virtual)/1000/b.Elapsed().Seconds(), "sim-s/wall-s")
 }
 

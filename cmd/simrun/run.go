@@ -118,7 +118,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "-shard: %v", err)
 		}
 	}
-	if len(opts.Seeds()) == 0 {
+	if opts.Selected() == 0 {
 		return usageError(stderr, "-shard %s of %d seed(s) selects no seed: use fewer shards or more seeds", *shard, opts.Count)
 	}
 	if opts.Faults, err = sel.apply(); err != nil {
