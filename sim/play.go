@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand"
 	"runtime"
 	"time"
 
@@ -217,7 +216,7 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 	agent, err := harness.New(harness.Config{
 		Provider:             w.provider,
 		Runtime:              tracingRuntime{Runtime: rt, tracer: t, session: func() *harness.Session { return w.agent.Session() }},
-		Random:               rand.New(rand.NewSource(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16))),
+		Random:               faults.NewRand(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16)),
 		Store:                w.store,
 		RetryPolicy:          policy,
 		RetryStrategy:        w.strategy(),

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/rand"
 	"slices"
 
 	"github.com/turnsim/turnsim/faults"
@@ -60,7 +59,7 @@ func deriveSeed(seed int64, stream uint64) int64 {
 // NewSchedule draws the schedule of a seed. allowed restricts the swarm to those faults (nil:
 // the whole catalogue), as simrun's -faults flag does.
 func NewSchedule(seed int64, allowed []string) Schedule {
-	rng := rand.New(rand.NewSource(deriveSeed(seed, streamPlan)))
+	rng := faults.NewRand(deriveSeed(seed, streamPlan))
 	swarm := faults.DrawSwarm(rng, allowed)
 	s := Schedule{
 		Version:  ScheduleVersion,
@@ -70,7 +69,7 @@ func NewSchedule(seed int64, allowed []string) Schedule {
 		Plan:     faults.DrawPlan(rng, swarm),
 	}
 	// The strategy comes from its own stream, so switching it never changes the plan.
-	strategy := rand.New(rand.NewSource(deriveSeed(seed, streamStrategy)))
+	strategy := faults.NewRand(deriveSeed(seed, streamStrategy))
 	if strategy.Float64() < pctShare {
 		s.Strategy, s.Depth = StrategyPCT, 1+strategy.Intn(pctDepthMax)
 	}

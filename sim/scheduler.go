@@ -12,7 +12,8 @@ package sim
 //
 // What makes a run reproducible:
 //   - the next task is drawn by a picker from the runnable tasks listed in creation order, with a
-//     math/rand source seeded from SchedulerOptions.Seed (never the global one);
+//     random source (faults.NewRand: SplitMix64) seeded from SchedulerOptions.Seed (never the
+//     global one);
 //   - virtual time moves only when no task is runnable, straight to the earliest timer; all timers
 //     due at that instant become runnable together and the picker orders them;
 //   - contexts are checked by the loop itself (ctx.Err() on every parked task before each pick),
@@ -38,11 +39,11 @@ package sim
 import (
 	"fmt"
 	"math"
-	"math/rand"
 	"runtime"
 	"sync/atomic"
 	"time"
 
+	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
 )
 
@@ -129,13 +130,11 @@ func NewScheduler(opts SchedulerOptions) *Scheduler {
 	if opts.MaxTasks <= 0 {
 		opts.MaxTasks = defaultMaxTasks
 	}
-	s := &Scheduler{
-		opts:   opts,
-		start:  opts.Start,
-		picker: uniformPicker{rng: rand.New(rand.NewSource(opts.Seed))},
-	}
+	s := &Scheduler{opts: opts, start: opts.Start}
 	if opts.PCTDepth > 0 {
-		s.picker = newPCTPicker(rand.New(rand.NewSource(opts.Seed)), opts.PCTDepth)
+		s.picker = newPCTPicker(faults.NewRand(opts.Seed), opts.PCTDepth)
+	} else {
+		s.picker = uniformPicker{rng: faults.NewRand(opts.Seed)}
 	}
 	return s
 }
