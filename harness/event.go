@@ -214,6 +214,16 @@ func newEventData(eventType string) (EventData, error) {
 // UnmarshalJSON decodes an event line, choosing the payload type from "type". Payloads are
 // stored as values (not pointers), the same as the harness appends them.
 func (e *Event) UnmarshalJSON(b []byte) error {
+	if fast, ok := decodeEventFast(b); ok {
+		*e = fast
+		return nil
+	}
+	return e.unmarshalStandard(b)
+}
+
+// unmarshalStandard decodes an event line with encoding/json: the reference the fast path
+// (decodeEventFast) matches, and what decides every line that path leaves alone.
+func (e *Event) unmarshalStandard(b []byte) error {
 	var raw struct {
 		Seq  *int64          `json:"seq"`
 		Type string          `json:"type"`

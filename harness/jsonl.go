@@ -17,25 +17,47 @@ func EncodeEvent(e Event) ([]byte, error) {
 		r.MaxRetries = nil
 		e.Data = r
 	}
+	return appendEventJSON(nil, e)
+}
+
+// appendEventJSON appends e's line (without the newline): the hand-written encoder's bytes, or
+// encoding/json's for what that one leaves to it (the same bytes either way).
+func appendEventJSON(dst []byte, e Event) ([]byte, error) {
+	if out, ok := appendEvent(dst, e); ok {
+		return out, nil
+	}
 	b, err := json.Marshal(e)
 	if err != nil {
-		return nil, fmt.Errorf("harness: encode event %d (%s): %w", e.Seq, e.Type, err)
+		return dst, fmt.Errorf("harness: encode event %d (%s): %w", e.Seq, e.Type, err)
 	}
-	return b, nil
+	return append(dst, b...), nil
 }
 
 // WriteJSONL writes events as JSON Lines, one event per line.
 func WriteJSONL(w io.Writer, events []Event) error {
-	bw := bufio.NewWriter(w)
-	for _, e := range events {
-		b, err := EncodeEvent(e)
-		if err != nil {
-			return err
-		}
-		bw.Write(b)
-		bw.WriteByte('\n')
+	b, err := AppendJSONL(nil, events)
+	if err != nil {
+		return err
 	}
-	return bw.Flush()
+	_, err = w.Write(b)
+	return err
+}
+
+// AppendJSONL appends events as JSON Lines to dst: WriteJSONL without a writer, for a caller
+// that keeps the bytes.
+func AppendJSONL(dst []byte, events []Event) ([]byte, error) {
+	for _, e := range events {
+		if r, ok := e.Data.(LlmRetry); ok && plant.On(plant.EncodeDropsMaxRetries) {
+			r.MaxRetries = nil
+			e.Data = r
+		}
+		var err error
+		if dst, err = appendEventJSON(dst, e); err != nil {
+			return dst, err
+		}
+		dst = append(dst, '\n')
+	}
+	return dst, nil
 }
 
 // ReadJSONL decodes a JSON Lines session log. An error names the line number and what is wrong
