@@ -59,6 +59,20 @@ func requireSameDecoding(t *testing.T, line []byte) {
 	require.Equal(t, standard, fast, "line %q", line)
 }
 
+// requireSameAsUnmarshal decodes line with DecodeEvent and with json.Unmarshal, which checks the
+// whole line's syntax before Event.UnmarshalJSON sees it: the same event or the same error.
+func requireSameAsUnmarshal(t *testing.T, line []byte) {
+	var want Event
+	errWant := json.Unmarshal(line, &want)
+	got, err := DecodeEvent(line)
+	if errWant != nil {
+		require.EqualError(t, err, errWant.Error(), "line %q", line)
+		return
+	}
+	require.NoError(t, err, "line %q", line)
+	require.Equal(t, want, got, "line %q", line)
+}
+
 // requireSameEncoding encodes e by hand and with encoding/json: the same bytes or both refused.
 func requireSameEncoding(t *testing.T, e Event) {
 	want, errWant := json.Marshal(e)
@@ -87,6 +101,7 @@ func FuzzEventCodecMatchesEncodingJSON(f *testing.F) {
 	f.Add([]byte(`{"seq":1,"type":"turn/start","time":0,"data":{"turn":1}}`), "{\"a\":1}", int64(math.MaxInt64), 1e-7)
 	f.Fuzz(func(t *testing.T, line []byte, text string, number int64, delay float64) {
 		requireSameDecoding(t, line)
+		requireSameAsUnmarshal(t, line)
 		for _, e := range codecEvents(text, number, delay) {
 			requireSameEncoding(t, e)
 			if encoded, err := EncodeEvent(e); err == nil {
@@ -129,6 +144,7 @@ var codecFallbackLines = []string{
 func TestEventCodecFallsBackExactly(t *testing.T) {
 	for _, line := range codecFallbackLines {
 		requireSameDecoding(t, []byte(line))
+		requireSameAsUnmarshal(t, []byte(line))
 	}
 	for _, e := range codecEvents("plain", 3, 12) {
 		line, err := EncodeEvent(e)

@@ -2,7 +2,6 @@ package filestore
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -45,7 +44,7 @@ func (e *FormatError) Error() string {
 func (e *FormatError) Unwrap() error { return e.Err }
 
 // Scan decodes the bytes of a session log the way Open reads a file, line by line with the
-// harness's own decoding (json.Unmarshal into harness.Event, as harness.ReadJSONL does), and
+// harness's own decoding (harness.DecodeEvent: json.Unmarshal into harness.Event, fast), and
 // changes nothing. It does not run the invariant layer: a reader that wants every breakage (as
 // `simrun check` does) replays the events itself. Event i (0-based) is on line i+1.
 //
@@ -67,8 +66,8 @@ func Scan(path string, data []byte) (events []harness.Event, torn *Torn, err err
 		if len(bytes.TrimSpace(text)) == 0 {
 			return events, torn, &FormatError{Path: path, Line: line, Reason: "blank line (the harness never writes one)"}
 		}
-		var e harness.Event
-		if err := json.Unmarshal(text, &e); err != nil {
+		e, err := harness.DecodeEvent(text)
+		if err != nil {
 			return events, torn, &FormatError{Path: path, Line: line, Reason: err.Error(), Err: err}
 		}
 		events = append(events, e)
