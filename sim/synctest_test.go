@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"os"
 	"testing"
 	"testing/synctest"
 
@@ -21,33 +20,4 @@ func TestSchedulesOnTheProductionRuntimeUnderSynctest(t *testing.T) {
 			assert.Empty(t, o.Violations, "seed %d", seed)
 		})
 	}
-}
-
-// TestSynctestSpeedRatio measures schedules per second on the deterministic scheduler and on the
-// production runtime under synctest, and logs the ratio. It measures, it asserts nothing about
-// speed, and it runs only when asked: TURNSIM_SYNCTEST_RATIO=1 go test -run SynctestSpeed -v ./sim/
-func TestSynctestSpeedRatio(t *testing.T) {
-	if os.Getenv("TURNSIM_SYNCTEST_RATIO") == "" {
-		t.Skip("set TURNSIM_SYNCTEST_RATIO=1 to measure")
-	}
-	const seeds = 2000
-	simulated := testing.Benchmark(func(b *testing.B) {
-		for b.Loop() {
-			for seed := int64(1); seed <= seeds; seed++ {
-				RunSchedule(NewSchedule(seed, nil))
-			}
-		}
-	})
-	production := testing.Benchmark(func(b *testing.B) {
-		for b.Loop() {
-			for seed := int64(1); seed <= seeds; seed++ {
-				synctest.Test(t, func(t *testing.T) {
-					PlaySchedule(NewSchedule(seed, nil), harness.NewProductionRuntime(clock.New()))
-				})
-			}
-		}
-	})
-	perSecond := func(r testing.BenchmarkResult) float64 { return seeds * 1e9 / float64(r.NsPerOp()) }
-	t.Logf("scheduler: %.0f schedules/s; production runtime under synctest: %.0f schedules/s; ratio %.2f",
-		perSecond(simulated), perSecond(production), perSecond(simulated)/perSecond(production))
 }
