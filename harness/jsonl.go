@@ -17,8 +17,11 @@ func EncodeEvent(e Event) ([]byte, error) {
 		r.MaxRetries = nil
 		e.Data = r
 	}
-	return appendEventJSON(nil, e)
+	return appendEventJSON(make([]byte, 0, eventLineSize), e)
 }
+
+// eventLineSize is room for a typical line, so that encoding one grows its buffer rarely.
+const eventLineSize = 256
 
 // appendEventJSON appends e's line (without the newline): the hand-written encoder's bytes, or
 // encoding/json's for what that one leaves to it (the same bytes either way).
@@ -35,7 +38,7 @@ func appendEventJSON(dst []byte, e Event) ([]byte, error) {
 
 // WriteJSONL writes events as JSON Lines, one event per line.
 func WriteJSONL(w io.Writer, events []Event) error {
-	b, err := AppendJSONL(nil, events)
+	b, err := AppendJSONL(make([]byte, 0, len(events)*eventLineSize), events)
 	if err != nil {
 		return err
 	}

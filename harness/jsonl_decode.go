@@ -17,13 +17,13 @@ import (
 // eventParser reads one JSON value at a time from b; every method reports false at anything
 // outside the fast path, and the caller then abandons the line.
 type eventParser struct {
-	b []byte
+	b string // the line, copied once: every plain string decoded is a substring of it
 	i int
 }
 
 // decodeEventFast decodes a line the fast way; ok is false when encoding/json must decide.
 func decodeEventFast(line []byte) (e Event, ok bool) {
-	p := eventParser{b: line}
+	p := eventParser{b: string(line)}
 	var seen [4]bool // seq, type, time, data
 	if !p.open() {
 		return e, false
@@ -36,7 +36,7 @@ func decodeEventFast(line []byte) (e Event, ok bool) {
 		if !more {
 			break
 		}
-		switch string(key) {
+		switch key {
 		case "seq":
 			if seen[0] {
 				return e, false
@@ -80,11 +80,11 @@ func (p *eventParser) data(eventType string) (EventData, bool) {
 	switch eventType {
 	case TypeUserMessage:
 		var d UserMessage
-		ok := p.object(func(key []byte) bool {
-			switch string(key) {
+		ok := p.object(func(key string) bool {
+			switch key {
 			case "message":
-				return p.object(func(key []byte) bool {
-					switch string(key) {
+				return p.object(func(key string) bool {
+					switch key {
 					case "id":
 						return p.stringInto(&d.Message.ID)
 					case "text":
@@ -98,8 +98,8 @@ func (p *eventParser) data(eventType string) (EventData, bool) {
 		return d, ok
 	case TypeInboxPush:
 		var d InboxPush
-		ok := p.object(func(key []byte) bool {
-			switch string(key) {
+		ok := p.object(func(key string) bool {
+			switch key {
 			case "lane":
 				return p.stringInto((*string)(&d.Lane))
 			case "kind":
@@ -112,8 +112,8 @@ func (p *eventParser) data(eventType string) (EventData, bool) {
 		return d, ok
 	case TypeInboxClaim:
 		var d InboxClaim
-		ok := p.object(func(key []byte) bool {
-			switch string(key) {
+		ok := p.object(func(key string) bool {
+			switch key {
 			case "turn":
 				return p.intInto(&d.Turn)
 			case "step":
@@ -128,8 +128,8 @@ func (p *eventParser) data(eventType string) (EventData, bool) {
 		return d, ok
 	case TypeInboxClear:
 		var d InboxClear
-		ok := p.object(func(key []byte) bool {
-			switch string(key) {
+		ok := p.object(func(key string) bool {
+			switch key {
 			case "lane":
 				return p.stringInto((*string)(&d.Lane))
 			case "messageId":
@@ -140,12 +140,12 @@ func (p *eventParser) data(eventType string) (EventData, bool) {
 		return d, ok
 	case TypeTurnStart:
 		var d TurnStart
-		ok := p.object(func(key []byte) bool { return string(key) == "turn" && p.intInto(&d.Turn) })
+		ok := p.object(func(key string) bool { return key == "turn" && p.intInto(&d.Turn) })
 		return d, ok
 	case TypeTurnEnd:
 		var d TurnEnd
-		ok := p.object(func(key []byte) bool {
-			switch string(key) {
+		ok := p.object(func(key string) bool {
+			switch key {
 			case "turn":
 				return p.intInto(&d.Turn)
 			case "reason":
@@ -164,8 +164,8 @@ func (p *eventParser) data(eventType string) (EventData, bool) {
 		return d, ok
 	case TypeAssistantChunk:
 		var d AssistantChunk
-		ok := p.object(func(key []byte) bool {
-			switch string(key) {
+		ok := p.object(func(key string) bool {
+			switch key {
 			case "turn":
 				return p.intInto(&d.Turn)
 			case "step":
@@ -182,8 +182,8 @@ func (p *eventParser) data(eventType string) (EventData, bool) {
 		return d, ok
 	case TypeToolCall:
 		var d ToolCall
-		ok := p.object(func(key []byte) bool {
-			switch string(key) {
+		ok := p.object(func(key string) bool {
+			switch key {
 			case "turn":
 				return p.intInto(&d.Turn)
 			case "step":
@@ -208,8 +208,8 @@ func (p *eventParser) data(eventType string) (EventData, bool) {
 		return d, ok
 	case TypeLlmRetryStarted:
 		var d LlmRetryStarted
-		ok := p.object(func(key []byte) bool {
-			switch string(key) {
+		ok := p.object(func(key string) bool {
+			switch key {
 			case "retryId":
 				return p.stringInto(&d.RetryID)
 			case "turn":
@@ -227,8 +227,8 @@ func (p *eventParser) data(eventType string) (EventData, bool) {
 }
 
 func (p *eventParser) turnStep(turn, step *int) bool {
-	return p.object(func(key []byte) bool {
-		switch string(key) {
+	return p.object(func(key string) bool {
+		switch key {
 		case "turn":
 			return p.intInto(turn)
 		case "step":
@@ -239,15 +239,15 @@ func (p *eventParser) turnStep(turn, step *int) bool {
 }
 
 func (p *eventParser) turnEndReason(r *TurnEndReason) bool {
-	return p.object(func(key []byte) bool {
-		switch string(key) {
+	return p.object(func(key string) bool {
+		switch key {
 		case "kind":
 			return p.stringInto(&r.Kind)
 		case "reason":
 			c := &CancelCause{}
 			r.Reason = c
-			return p.object(func(key []byte) bool {
-				switch string(key) {
+			return p.object(func(key string) bool {
+				switch key {
 				case "kind":
 					return p.stringInto(&c.Kind)
 				case "reason":
@@ -265,8 +265,8 @@ func (p *eventParser) turnEndReason(r *TurnEndReason) bool {
 }
 
 func (p *eventParser) chunk(c *Chunk) bool {
-	return p.object(func(key []byte) bool {
-		switch string(key) {
+	return p.object(func(key string) bool {
+		switch key {
 		case "kind":
 			return p.stringInto(&c.Kind)
 		case "text":
@@ -285,14 +285,14 @@ func (p *eventParser) chunk(c *Chunk) bool {
 }
 
 func (p *eventParser) assistantMessage(d *AssistantMessage) bool {
-	return p.object(func(key []byte) bool {
-		switch string(key) {
+	return p.object(func(key string) bool {
+		switch key {
 		case "turn":
 			return p.intInto(&d.Turn)
 		case "step":
 			return p.intInto(&d.Step)
 		case "message":
-			return p.object(func(key []byte) bool { return string(key) == "blocks" && p.blocks(&d.Message.Blocks) })
+			return p.object(func(key string) bool { return key == "blocks" && p.blocks(&d.Message.Blocks) })
 		case "finish":
 			return p.stringInto((*string)(&d.Finish))
 		}
@@ -304,7 +304,7 @@ func (p *eventParser) assistantMessage(d *AssistantMessage) bool {
 // encoding/json does (the harness writes both).
 func (p *eventParser) blocks(out *[]Block) bool {
 	p.space()
-	if len(p.b)-p.i >= 4 && string(p.b[p.i:p.i+4]) == "null" {
+	if len(p.b)-p.i >= 4 && p.b[p.i:p.i+4] == "null" {
 		p.i += 4
 		*out = nil
 		return true
@@ -320,8 +320,8 @@ func (p *eventParser) blocks(out *[]Block) bool {
 	}
 	for {
 		var b Block
-		if !p.object(func(key []byte) bool {
-			switch string(key) {
+		if !p.object(func(key string) bool {
+			switch key {
 			case "type":
 				return p.stringInto(&b.Type)
 			case "text":
@@ -350,8 +350,8 @@ func (p *eventParser) blocks(out *[]Block) bool {
 }
 
 func (p *eventParser) toolResult(d *ToolResult) bool {
-	return p.object(func(key []byte) bool {
-		switch string(key) {
+	return p.object(func(key string) bool {
+		switch key {
 		case "turn":
 			return p.intInto(&d.Turn)
 		case "step":
@@ -365,8 +365,8 @@ func (p *eventParser) toolResult(d *ToolResult) bool {
 		case "error":
 			te := &ToolError{}
 			d.Error = te
-			return p.object(func(key []byte) bool {
-				switch string(key) {
+			return p.object(func(key string) bool {
+				switch key {
 				case "name":
 					return p.stringInto(&te.Name)
 				case "code":
@@ -382,8 +382,8 @@ func (p *eventParser) toolResult(d *ToolResult) bool {
 }
 
 func (p *eventParser) llmRetry(d *LlmRetry) bool {
-	return p.object(func(key []byte) bool {
-		switch string(key) {
+	return p.object(func(key string) bool {
+		switch key {
 		case "retryId":
 			return p.stringInto(&d.RetryID)
 		case "turn":
@@ -412,8 +412,8 @@ func (p *eventParser) llmRetry(d *LlmRetry) bool {
 }
 
 func (p *eventParser) failure(f *Failure) bool {
-	return p.object(func(key []byte) bool {
-		switch string(key) {
+	return p.object(func(key string) bool {
+		switch key {
 		case "code":
 			return p.stringInto(&f.Code)
 		case "message":
@@ -432,12 +432,12 @@ func (p *eventParser) failure(f *Failure) bool {
 // object reads an object, handing each key to field, which reads its value; a key it does not
 // know (field returns false), or a key seen twice, ends the fast path. Keys of the harness's
 // objects are few, so a short list finds repeats.
-func (p *eventParser) object(field func(key []byte) bool) bool {
+func (p *eventParser) object(field func(key string) bool) bool {
 	p.space()
 	if !p.consume('{') {
 		return false
 	}
-	var seen [12][]byte
+	var seen [12]string
 	n := 0
 	for first := true; ; first = false {
 		key, more, ok := p.nextKey(first)
@@ -448,7 +448,7 @@ func (p *eventParser) object(field func(key []byte) bool) bool {
 			return true
 		}
 		for _, k := range seen[:n] {
-			if string(k) == string(key) {
+			if k == key {
 				return false
 			}
 		}
@@ -471,33 +471,33 @@ func (p *eventParser) open() bool {
 
 // nextKey reads `"key":` (after a comma unless first), or reports the end of the object (more
 // false). A key is taken only as plain bytes, without escapes, so that it matches exactly.
-func (p *eventParser) nextKey(first bool) (key []byte, more, ok bool) {
+func (p *eventParser) nextKey(first bool) (key string, more, ok bool) {
 	p.space()
 	if p.consume('}') {
-		return nil, false, true
+		return "", false, true
 	}
 	if !first && !p.consume(',') {
-		return nil, false, false
+		return "", false, false
 	}
 	p.space()
 	if !p.consume('"') {
-		return nil, false, false
+		return "", false, false
 	}
 	start := p.i
 	for p.i < len(p.b) && p.b[p.i] != '"' {
 		if c := p.b[p.i]; c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			return nil, false, false
+			return "", false, false
 		}
 		p.i++
 	}
 	if p.i == len(p.b) {
-		return nil, false, false
+		return "", false, false
 	}
 	key = p.b[start:p.i]
 	p.i++
 	p.space()
 	if !p.consume(':') {
-		return nil, false, false
+		return "", false, false
 	}
 	p.space()
 	return key, true, true
@@ -547,7 +547,7 @@ func (p *eventParser) string() (string, bool) {
 			raw := p.b[start:p.i]
 			p.i++
 			if plain {
-				return string(raw), true
+				return raw, true
 			}
 			return unquoteJSON(raw), true
 		case c < 0x20:
@@ -579,9 +579,10 @@ func (p *eventParser) string() (string, bool) {
 }
 
 // hex4 is the value of four hex digits, or -1.
-func hex4(b []byte) rune {
+func hex4(b string) rune {
 	var r rune
-	for _, c := range b[:4] {
+	for i := range 4 {
+		c := b[i]
 		switch {
 		case '0' <= c && c <= '9':
 			c -= '0'
@@ -598,7 +599,7 @@ func hex4(b []byte) rune {
 }
 
 // unquoteJSON unquotes the inside of a string the scanner accepted, as encoding/json does.
-func unquoteJSON(s []byte) string {
+func unquoteJSON(s string) string {
 	out := make([]byte, 0, len(s)+utf8.UTFMax)
 	for r := 0; r < len(s); {
 		c := s[r]
@@ -639,7 +640,7 @@ func unquoteJSON(s []byte) string {
 			out = append(out, c)
 			r++
 		default:
-			rr, size := utf8.DecodeRune(s[r:])
+			rr, size := utf8.DecodeRuneInString(s[r:])
 			out = utf8.AppendRune(out, rr) // RuneError for invalid bytes, one at a time
 			r += size
 		}
@@ -650,11 +651,11 @@ func unquoteJSON(s []byte) string {
 func (p *eventParser) boolInto(out *bool) bool {
 	p.space()
 	switch {
-	case len(p.b)-p.i >= 4 && string(p.b[p.i:p.i+4]) == "true":
+	case len(p.b)-p.i >= 4 && p.b[p.i:p.i+4] == "true":
 		*out = true
 		p.i += 4
 		return true
-	case len(p.b)-p.i >= 5 && string(p.b[p.i:p.i+5]) == "false":
+	case len(p.b)-p.i >= 5 && p.b[p.i:p.i+5] == "false":
 		*out = false
 		p.i += 5
 		return true
@@ -663,7 +664,7 @@ func (p *eventParser) boolInto(out *bool) bool {
 }
 
 // number reads a JSON number's literal (the grammar checked) and whether it is a plain integer.
-func (p *eventParser) number() (literal []byte, integer, ok bool) {
+func (p *eventParser) number() (literal string, integer, ok bool) {
 	p.space()
 	start := p.i
 	p.consume('-')
@@ -672,13 +673,13 @@ func (p *eventParser) number() (literal []byte, integer, ok bool) {
 	case p.i < len(p.b) && '1' <= p.b[p.i] && p.b[p.i] <= '9':
 		p.digits()
 	default:
-		return nil, false, false
+		return "", false, false
 	}
 	integer = true
 	if p.consume('.') {
 		integer = false
 		if p.digits() == 0 {
-			return nil, false, false
+			return "", false, false
 		}
 	}
 	if p.consume('e') || p.consume('E') {
@@ -687,7 +688,7 @@ func (p *eventParser) number() (literal []byte, integer, ok bool) {
 			p.consume('-')
 		}
 		if p.digits() == 0 {
-			return nil, false, false
+			return "", false, false
 		}
 	}
 	return p.b[start:p.i], integer, true
@@ -706,7 +707,7 @@ func (p *eventParser) int64() (int64, bool) {
 	if !ok || !integer {
 		return 0, false
 	}
-	n, err := strconv.ParseInt(string(literal), 10, 64)
+	n, err := strconv.ParseInt(literal, 10, 64)
 	return n, err == nil
 }
 
@@ -715,7 +716,7 @@ func (p *eventParser) intInto(out *int) bool {
 	if !ok || !integer {
 		return false
 	}
-	n, err := strconv.ParseInt(string(literal), 10, strconv.IntSize)
+	n, err := strconv.ParseInt(literal, 10, strconv.IntSize)
 	*out = int(n)
 	return err == nil
 }
@@ -725,7 +726,7 @@ func (p *eventParser) floatInto(out *float64) bool {
 	if !ok {
 		return false
 	}
-	f, err := strconv.ParseFloat(string(literal), 64)
+	f, err := strconv.ParseFloat(literal, 64)
 	*out = f
 	return err == nil
 }

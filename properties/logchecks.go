@@ -19,7 +19,7 @@ func checkLogReplays(x *index, v *violations) {
 		return
 	}
 	for i := range events {
-		if !reflect.DeepEqual(events[i], x.run.Log[i]) {
+		if !reflect.DeepEqual(&events[i], &x.run.Log[i]) { // pointers: no copy of each event into an interface
 			v.add(events[i].Seq, events[i].Time, "event %s reads back differently from what was appended", events[i].Type)
 			return
 		}

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -108,11 +107,11 @@ func finishOutcome(w *world, report *RunReport) Outcome {
 	if agent != nil {
 		out.Log = agent.Session().Events()
 	}
-	var buf bytes.Buffer
-	if err := harness.WriteJSONL(&buf, out.Log); err != nil {
+	jsonl, err := harness.AppendJSONL(make([]byte, 0, jsonlSize(out.Log)), out.Log)
+	if err != nil {
 		panic(fmt.Sprintf("sim: invariant: the session log does not encode: %v", err))
 	}
-	out.JSONL = buf.Bytes()
+	out.JSONL = jsonl
 	out.Digest = sha256.Sum256(out.JSONL)
 	plan := schedule.Plan
 	out.Violations = properties.Check(&properties.Run{
@@ -143,6 +142,10 @@ func finishOutcome(w *world, report *RunReport) Outcome {
 	slices.Sort(out.Outcomes)
 	return out
 }
+
+// jsonlSize is room for a log's JSON Lines: a little more than the usual, so that it grows
+// rarely.
+func jsonlSize(log []harness.Event) int { return 192 * len(log) }
 
 // VirtualDuration is how much virtual time the run covered.
 func (o Outcome) VirtualDuration() time.Duration { return o.Report.VirtualElapsed }
