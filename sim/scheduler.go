@@ -40,6 +40,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -109,6 +110,13 @@ type Scheduler struct {
 	// watchdog may read it at any time, after Run has returned.
 	killing atomic.Bool
 	watch   *watchdog
+
+	// idle are task goroutines that finished a task and wait for another (see goroutines.go);
+	// guarded by idleMu because a goroutine parks there after its last handoff, while the next
+	// task already runs.
+	idleMu     sync.Mutex
+	idle       []chan taskStart
+	idleClosed bool
 }
 
 var _ harness.Runtime = (*Scheduler)(nil)
@@ -187,6 +195,7 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 		s.step(t)
 	}
 	s.unwind()
+	s.closeIdle()
 	s.current = nil
 	return &RunReport{
 		Findings:       s.findings,

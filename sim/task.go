@@ -58,7 +58,7 @@ func (s *Scheduler) spawn(name string, fn func()) *task {
 		yielded: make(chan struct{}, 1),
 	}
 	s.tasks = append(s.tasks, t)
-	go s.runTask(t, fn)
+	s.startGoroutine(t, fn)
 	if len(s.tasks) > s.opts.MaxTasks && len(s.findings) == 0 {
 		// Called from the running task (or Run): the loop stops at its next turn and unwinds.
 		s.addFinding(Finding{
