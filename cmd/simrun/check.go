@@ -122,10 +122,17 @@ func checkFile(path string) fileCheck {
 	} else if info.IsDir() {
 		c.Error = "is a directory, not a session log"
 		return c
+	} else if info.Size() > sessionLogBytesMax {
+		c.Error = fmt.Sprintf("%s, over the %s a session log given to check may hold", byteSize(info.Size()), byteSize(sessionLogBytesMax))
+		return c
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		c.Error = pathErrorText(err)
+		return c
+	}
+	if line, size := longLine(data); line > 0 {
+		c.Error = fmt.Sprintf("line %d: %s long, over the %s a session log line may hold (harness.LineBytesMax; the harness's store refuses to write one)", line, byteSize(int64(size)), byteSize(int64(lineBytesMax)))
 		return c
 	}
 	events, torn, err := filestore.Scan(path, data)
@@ -138,15 +145,18 @@ func checkFile(path string) fileCheck {
 		return c
 	}
 	c.Events, c.torn, c.Torn = len(events), torn, torn != nil
-	c.Violations = append(c.Violations, replayInvariants(events)...)
-	if len(c.Violations) > 0 {
-		return c
-	}
-	c.PropertiesChecked = true
 	complete := data
 	if torn != nil {
 		complete = data[:len(data)-torn.Bytes]
 	}
+	defer func() { sortByLine(c.Violations) }()
+	c.Violations = append(c.Violations, formatViolations(complete, events)...)
+	refused := replayInvariants(events)
+	c.Violations = append(c.Violations, refused...)
+	if len(refused) > 0 {
+		return c
+	}
+	c.PropertiesChecked = true
 	lineOfSeq := make(map[int64]int, len(events))
 	for i, e := range events {
 		lineOfSeq[e.Seq] = i + 1
@@ -154,8 +164,12 @@ func checkFile(path string) fileCheck {
 	for _, v := range properties.CheckLog(events, complete) {
 		c.Violations = append(c.Violations, lineViolation{Line: lineOfSeq[v.Seq], Rule: v.Property, Message: oneLine(v.Message)})
 	}
-	sort.SliceStable(c.Violations, func(i, j int) bool { return lineOrder(c.Violations[i].Line) < lineOrder(c.Violations[j].Line) })
 	return c
+}
+
+// sortByLine orders violations by line, file-level ones last, keeping the order within a line.
+func sortByLine(violations []lineViolation) {
+	sort.SliceStable(violations, func(i, j int) bool { return lineOrder(violations[i].Line) < lineOrder(violations[j].Line) })
 }
 
 // replayInvariants runs events through a fresh invariant layer and reports every refusal, not

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime"
 	"sort"
@@ -109,17 +108,20 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *workers < 1 {
 		return usageError(stderr, "-workers %d: need at least 1 worker", *workers)
 	}
-	if opts.Start > math.MaxInt64-int64(opts.Count-1) {
-		return usageError(stderr, "-start %d with -seeds %d runs past the largest seed %d", opts.Start, opts.Count, int64(math.MaxInt64))
-	}
 	var err error
 	if *shard != "" {
 		if opts.Shard, err = sim.ParseShard(*shard); err != nil {
 			return usageError(stderr, "-shard: %v", err)
 		}
 	}
-	if len(opts.Seeds()) == 0 {
-		return usageError(stderr, "-shard %s of %d seed(s) selects no seed: use fewer shards or more seeds", *shard, opts.Count)
+	if err := checkSeedRange(opts.Start, opts.Count, opts.Shard); err != nil {
+		return usageError(stderr, "%v", err)
+	}
+	if *shrinkTime < 0 {
+		return usageError(stderr, "-shrink-time %v is negative (0 keeps failures as they are)", *shrinkTime)
+	}
+	if err := checkCorpusDir(*corpusDir); err != nil {
+		return usageError(stderr, "-corpus: %v", err)
 	}
 	if opts.Faults, err = sel.apply(); err != nil {
 		return usageError(stderr, "%v", err)
@@ -177,7 +179,7 @@ func keepFailures(w io.Writer, s sim.Summary, allowed []string, budget time.Dura
 
 // printSummary writes the human form of the summary.
 func printSummary(w io.Writer, s sim.Summary) {
-	fmt.Fprintf(w, "seeds              %d (from %d, shard %s, %d workers)\n", s.Seeds, s.FirstSeed, s.Shard, s.Workers)
+	fmt.Fprintf(w, "seeds              %d (from %d, shard %s, %d worker%s)\n", s.Seeds, s.FirstSeed, s.Shard, s.Workers, plural(s.Workers))
 	fmt.Fprintf(w, "violations         %d\n", s.Violations)
 	for _, name := range sortedKeys(s.ViolationsByProperty) {
 		fmt.Fprintf(w, "  %-24s %d seeds\n", name, s.ViolationsByProperty[name])
