@@ -39,6 +39,7 @@ func commands() []command {
 		{"policy", "compare retry policies under contention: many agents, one provider", runPolicy},
 		{"fuzz-policy", "fuzz retry policy families' parameters and schedules against the safety properties", runFuzzPolicy},
 		{"check", "validate session logs against the invariant layer and the log-only properties", runCheck},
+		{"merge", "combine the -json summaries of run -shard 1/n … n/n into the whole run's", runMerge},
 		{"scenarios", "list the seed article's scenarios", runScenarios},
 		{"scenario", "run one scenario and print its JSON Lines session log", runScenario},
 		{"faults", "list the fault catalogue", runFaults},
