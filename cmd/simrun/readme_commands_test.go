@@ -20,12 +20,13 @@ type readmeCommand struct {
 	args    []string
 	code    int
 	planted bool
+	stdout  string // the file "> FILE" sends stdout to ("": none)
 }
 
 var exitsComment = regexp.MustCompile(`#.*\bexits (\d)`)
 
 // readmeCommands extracts the simrun commands of the README's ```sh blocks, continuation lines
-// joined, "a | b | c" split into three commands and "> FILE" redirections dropped.
+// joined, "a | b | c" split into three commands and "> FILE" redirections noted.
 func readmeCommands(t *testing.T) []readmeCommand {
 	t.Helper()
 	data, err := os.ReadFile("../../README.md")
@@ -55,7 +56,7 @@ func readmeCommands(t *testing.T) []readmeCommand {
 			code, _ = strconv.Atoi(m[1])
 		}
 		command, _, _ := strings.Cut(line, "#")
-		command, _, _ = strings.Cut(command, ">")
+		command, redirect, _ := strings.Cut(command, ">")
 		planted := strings.Contains(command, "-tags plantedbugs ")
 		command = strings.Replace(command, "-tags plantedbugs ", "", 1)
 		rest, ok := strings.CutPrefix(strings.TrimSpace(command), "go run ./cmd/simrun")
@@ -63,7 +64,7 @@ func readmeCommands(t *testing.T) []readmeCommand {
 			continue
 		}
 		for _, part := range strings.Split(rest, " | ") {
-			commands = append(commands, readmeCommand{line: strings.TrimSpace(line), args: strings.Fields(part), code: code, planted: planted})
+			commands = append(commands, readmeCommand{line: strings.TrimSpace(line), args: strings.Fields(part), code: code, planted: planted, stdout: strings.TrimSpace(redirect)})
 		}
 	}
 	require.NotEmpty(t, commands)
@@ -142,8 +143,11 @@ func runReadmeCommands(t *testing.T, planted bool) {
 				args = append(append(args[:i:i], matches...), args[i+1:]...)
 			}
 		}
-		code, _, errOut := simrun(args...)
+		code, out, errOut := simrun(args...)
 		assert.Equal(t, c.code, code, "README: %s\nran: simrun %s\n%s", c.line, strings.Join(args, " "), errOut)
+		if c.stdout != "" {
+			require.NoError(t, os.WriteFile(c.stdout, []byte(out), 0o644))
+		}
 		ran++
 	}
 	assert.Greater(t, ran, 2, "the README's commands were found")
