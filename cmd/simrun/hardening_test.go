@@ -118,6 +118,8 @@ func hardeningCases() []hardeningCase {
 			setup: func(t *testing.T, dir string) []string {
 				return []string{"shrink", "-property", "nope", scheduleFile(t, dir, "good.json")}
 			}, code: exitUsage, says: `-property "nope" is not a property ('simrun properties' lists them)`},
+		{row: "run -seed 3 says 1 worker", setup: args("run", "-seed", "3", "-corpus", ""),
+			code: exitOK, says: "(from 3, shard 1/1, 1 worker)\n"},
 		{row: "run -shrink-time -1s", setup: args("run", "-seed", "3", "-shrink-time", "-1s"),
 			code: exitUsage, says: "-shrink-time -1s is negative"},
 		{row: "run -corpus BADPATH is refused before the run",
