@@ -126,9 +126,9 @@ func checkFile(path string) fileCheck {
 		c.Error = fmt.Sprintf("%s, over the %s a session log given to check may hold", byteSize(info.Size()), byteSize(sessionLogBytesMax))
 		return c
 	}
-	data, err := os.ReadFile(path)
+	data, err := readAtMost(path, sessionLogBytesMax)
 	if err != nil {
-		c.Error = pathErrorText(err)
+		c.Error = err.Error()
 		return c
 	}
 	if line, size := longLine(data); line > 0 {
@@ -149,27 +149,52 @@ func checkFile(path string) fileCheck {
 	if torn != nil {
 		complete = data[:len(data)-torn.Bytes]
 	}
-	defer func() { sortByLine(c.Violations) }()
 	c.Violations = append(c.Violations, formatViolations(complete, events)...)
 	refused := replayInvariants(events)
 	c.Violations = append(c.Violations, refused...)
-	if len(refused) > 0 {
-		return c
+	if len(refused) == 0 { // the properties assume a log the invariant layer takes whole
+		c.PropertiesChecked = true
+		c.Violations = append(c.Violations, logPropertyViolations(events, complete)...)
 	}
-	c.PropertiesChecked = true
+	sortByLine(c.Violations)
+	return c
+}
+
+// logPropertyViolations checks the properties that need nothing but the log, each violation
+// placed on the line of the event it names.
+func logPropertyViolations(events []harness.Event, complete []byte) []lineViolation {
 	lineOfSeq := make(map[int64]int, len(events))
 	for i, e := range events {
 		lineOfSeq[e.Seq] = i + 1
 	}
+	var found []lineViolation
 	for _, v := range properties.CheckLog(events, complete) {
-		c.Violations = append(c.Violations, lineViolation{Line: lineOfSeq[v.Seq], Rule: v.Property, Message: oneLine(v.Message)})
+		found = append(found, lineViolation{Line: lineOfSeq[v.Seq], Rule: v.Property, Message: oneLine(v.Message)})
 	}
-	return c
+	return found
 }
 
 // sortByLine orders violations by line, file-level ones last, keeping the order within a line.
 func sortByLine(violations []lineViolation) {
 	sort.SliceStable(violations, func(i, j int) bool { return lineOrder(violations[i].Line) < lineOrder(violations[j].Line) })
+}
+
+// readAtMost reads the file at path, refusing one that holds more than limit bytes (a pipe or a
+// device has no size to check beforehand).
+func readAtMost(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, errors.New(pathErrorText(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, errors.New(pathErrorText(err))
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("over the %s a session log given to check may hold", byteSize(limit))
+	}
+	return data, nil
 }
 
 // replayInvariants runs events through a fresh invariant layer and reports every refusal, not
