@@ -106,3 +106,35 @@ func samePath(a, b string) bool {
 	infoB, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(infoA, infoB)
 }
+
+// checkCorpusDir refuses, before a run, a corpus folder that could not be written to when a
+// failure is kept: a path that is a file, or whose nearest existing ancestor is not a folder or
+// cannot be written in.
+// ("" keeps nothing.) The folder itself is created only when a failure is saved.
+func checkCorpusDir(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	for at := filepath.Clean(dir); ; at = filepath.Dir(at) {
+		info, err := os.Stat(at)
+		switch {
+		case err == nil && info.IsDir():
+			return probeWritable(at, dir)
+		case err == nil:
+			return fmt.Errorf("cannot save failures in %s: %s is a file, not a folder", dir, at)
+		case filepath.Dir(at) == at:
+			return fmt.Errorf("cannot save failures in %s: no part of it exists", dir)
+		}
+	}
+}
+
+// probeWritable creates and removes a hidden empty file in folder at, the one sure test that the
+// folder takes new files (permissions, read-only mounts), and names dir if it does not.
+func probeWritable(at, dir string) error {
+	probe, err := os.CreateTemp(at, ".simrun-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot save failures in %s: %s cannot be written in: %v", dir, at, pathErrorText(err))
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
+}
