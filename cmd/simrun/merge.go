@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 
@@ -112,12 +113,13 @@ func mergeSummaries(files []string, shards []runReport) (runReport, error) {
 		FaultCoverage: map[string]int{}, OutcomeCoverage: map[string]int{}, SlowestSeeds: []sim.SlowSeed{},
 	}, DeterminismChecked: shards[0].DeterminismChecked}
 	coreSeconds := 0.0
+	var simMs int64 // virtual time is whole milliseconds: summed as integers, it is exact
 	for _, s := range shards {
 		m.Seeds += s.Seeds
 		m.Workers += s.Workers
 		m.Violations += s.Violations
 		m.Handoffs += s.Handoffs
-		m.SimSeconds += s.SimSeconds
+		simMs += int64(math.Round(s.SimSeconds * 1000))
 		m.WallSeconds = max(m.WallSeconds, s.WallSeconds)
 		m.SchedulesPerSecond += s.SchedulesPerSecond
 		m.SimSecondsPerWallSecond += s.SimSecondsPerWallSecond
@@ -131,6 +133,7 @@ func mergeSummaries(files []string, shards []runReport) (runReport, error) {
 		m.Failures = append(m.Failures, s.Failures...)
 		m.SlowestSeeds = append(m.SlowestSeeds, s.SlowestSeeds...)
 	}
+	m.SimSeconds = float64(simMs) / 1000
 	if coreSeconds > 0 {
 		m.SchedulesPerSecondCore = float64(m.Seeds) / coreSeconds
 	}

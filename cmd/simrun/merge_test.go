@@ -60,7 +60,7 @@ func TestMergeOfFourShardsEqualsTheUnshardedRun(t *testing.T) {
 	for _, key := range []string{"seeds", "firstSeed", "shard", "violations", "violationsByProperty", "failingSeeds", "failures", "faultCoverage", "outcomeCoverage", "handoffs", "determinismChecked"} {
 		assert.Equal(t, want[key], got[key], key)
 	}
-	assert.InDelta(t, want["simSeconds"], got["simSeconds"], 1e-6, "simSeconds: sums of the same milliseconds, added in another order")
+	assert.InDelta(t, want["simSeconds"], got["simSeconds"], 1e-6, "simSeconds: the runner adds float seconds, merge whole milliseconds")
 	assert.Equal(t, "", got["digest"], "the digest waits on the runner's mergeable digest")
 	assert.Contains(t, mergeErr, "simrun: merge: the digest is left empty")
 	for _, key := range []string{"wallSeconds", "schedulesPerSecond", "schedulesPerSecondPerCore", "simSecondsPerWallSecond", "workers"} {
