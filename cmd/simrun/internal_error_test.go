@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -78,4 +79,24 @@ func TestSupervisorTellsACrashFromBadUsage(t *testing.T) {
 	assert.NotContains(t, out, "internal error")
 	code, _ = simrunProcess("faults")
 	assert.Equal(t, exitOK, code)
+}
+
+// A reader that goes away (simrun scenarios | head -1) ends simrun with SIGPIPE's usual code,
+// not as a bug.
+func TestSupervisorTakesABrokenPipeForTheUsersDoing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary as simrun")
+	}
+	reader, writer, err := os.Pipe()
+	require.NoError(t, err)
+	require.NoError(t, reader.Close()) // gone before the first write
+	cmd := exec.Command(os.Args[0], "scenario", "drain")
+	cmd.Env = append(os.Environ(), asMainEnv+"=1")
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = writer, &stderr
+	require.NoError(t, cmd.Start())
+	writer.Close()
+	cmd.Wait()
+	assert.Equal(t, 128+13, cmd.ProcessState.ExitCode(), stderr.String())
+	assert.NotContains(t, stderr.String(), "internal error")
 }

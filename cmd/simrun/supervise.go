@@ -66,17 +66,22 @@ func supervise(args []string) (code int, supervised bool) {
 	return crashed(args, waitErr), true
 }
 
-// crashed reports a child that ended without choosing an exit code: killed by an interrupt or a
-// termination it was sent (the usual 128+signal, not a bug), or crashed (exit 3, a bug).
+// crashed reports a child that ended without choosing an exit code: ended by a signal from
+// outside (the usual 128+signal, not a bug), or crashed (exit 3, a bug).
 func crashed(args []string, waitErr error) int {
 	var exit *exec.ExitError
 	if errors.As(waitErr, &exit) {
 		if status, ok := exit.Sys().(syscall.WaitStatus); ok && status.Signaled() {
 			switch sig := status.Signal(); sig {
-			case syscall.SIGINT, syscall.SIGTERM:
+			case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE:
+				// Interrupted, terminated, or its reader went away (simrun … | head): the
+				// user's doing, not a bug.
+				return 128 + int(sig)
+			case syscall.SIGKILL:
+				fmt.Fprintln(os.Stderr, "simrun: killed (SIGKILL: by the kernel's out-of-memory killer, or kill -9)")
 				return 128 + int(sig)
 			default:
-				fmt.Fprintf(os.Stderr, "simrun: internal error: simrun was killed by %v (out of memory?)\n", sig)
+				fmt.Fprintf(os.Stderr, "simrun: internal error: simrun was killed by %v\n", sig)
 				return internalExit(args)
 			}
 		}
