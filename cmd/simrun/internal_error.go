@@ -67,6 +67,9 @@ func reportExit(code int) {
 	if f == nil {
 		return
 	}
+	if info, err := f.Stat(); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
+		return // not the supervisor's pipe (the variable was set by hand): write nothing there
+	}
 	fmt.Fprintf(f, "%d\n", code)
 	f.Close()
 }
