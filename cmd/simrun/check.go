@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -187,10 +188,14 @@ func readAtMost(path string, limit int64) ([]byte, error) {
 		return nil, errors.New(pathErrorText(err))
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	var buffer bytes.Buffer
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		buffer.Grow(int(min(info.Size(), limit)) + bytes.MinRead) // one allocation, not doublings
+	}
+	if _, err := buffer.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, errors.New(pathErrorText(err))
 	}
+	data := buffer.Bytes()
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("over the %s a session log given to check may hold", byteSize(limit))
 	}
