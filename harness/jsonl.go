@@ -80,7 +80,7 @@ func DecodeEvent(line []byte) (Event, error) {
 func ReadJSONL(r io.Reader) ([]Event, error) {
 	var events []Event
 	scanner := bufio.NewScanner(r)
-	scanner.Buffer(make([]byte, 0, 4096), 64*1024*1024) // grows to the longest line; a 64 KB start cost a large allocation per log
+	scanner.Buffer(make([]byte, 0, 4096), LineBytesMax) // grows to the longest line; a 64 KB start cost a large allocation per log
 	line := 0
 	for scanner.Scan() {
 		line++

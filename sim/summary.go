@@ -18,7 +18,7 @@ import (
 //
 // A summary is folded from per-seed results as they finish, in whatever order the workers
 // finish them, so its memory does not grow with the seed count: coverage is counters, the
-// failures kept are bounded (failuresKept, the lowest seeds), and the digest is a sum. Every
+// failures kept are bounded (FailuresKept, the lowest seeds), and the digest is a sum. Every
 // field but the timings is therefore the same whatever Workers or GOMAXPROCS is.
 type Summary struct {
 	Seeds                int            `json:"seeds"`
@@ -27,8 +27,8 @@ type Summary struct {
 	Workers              int            `json:"workers"`
 	Violations           int            `json:"violations"`
 	ViolationsByProperty map[string]int `json:"violationsByProperty"`
-	// FailingSeeds are the failing seeds, ascending: all of them up to failuresKept, then the
-	// lowest failuresKept (FailingSeedCount counts them all).
+	// FailingSeeds are the failing seeds, ascending: all of them up to FailuresKept, then the
+	// lowest FailuresKept (FailingSeedCount counts them all).
 	FailingSeeds []int64 `json:"failingSeeds"`
 	// FailingSeedCount is how many seeds failed, kept in FailingSeeds or not.
 	FailingSeedCount        int            `json:"failingSeedCount"`
@@ -54,9 +54,9 @@ type Summary struct {
 	SlowestSeeds []SlowSeed `json:"slowestSeeds"`
 }
 
-// failuresKept bounds the failing seeds a summary lists (with their violations): a planted bug
+// FailuresKept bounds the failing seeds a summary lists (with their violations): a planted bug
 // over a million seeds would otherwise keep a million lists. The counts cover every seed.
-const failuresKept = 1000
+const FailuresKept = 1000
 
 // SlowSeed is one of a run's slowest seeds: its wall time and its scheduler handoffs.
 type SlowSeed struct {
@@ -65,8 +65,8 @@ type SlowSeed struct {
 	Handoffs int     `json:"handoffs"`
 }
 
-// slowestSeedsShown is how many of the slowest seeds a summary lists.
-const slowestSeedsShown = 5
+// SlowestSeedsShown is how many of the slowest seeds a summary lists (simrun merge keeps as many).
+const SlowestSeedsShown = 5
 
 // SeedViolations lists one failing seed's violations.
 type SeedViolations struct {
@@ -137,11 +137,11 @@ type fold struct {
 	violations           int
 	violationsByProperty map[string]int
 	failingSeeds         int
-	failures             []SeedViolations // the lowest failing seeds, at most failuresKept, unordered
+	failures             []SeedViolations // the lowest failing seeds, at most FailuresKept, unordered
 	faultCoverage        map[string]int
 	outcomeCoverage      map[string]int
 	digest               digestSum
-	slowest              []SeedResult // at most slowestSeedsShown, slowest first
+	slowest              []SeedResult // at most SlowestSeedsShown, slowest first
 }
 
 func newFold() *fold {
@@ -176,9 +176,9 @@ func (f *fold) add(r SeedResult) {
 	f.keepFailure(SeedViolations{Seed: r.Seed, Violations: r.Violations})
 }
 
-// keepFailure keeps a failure if it is among the lowest failuresKept seeds seen.
+// keepFailure keeps a failure if it is among the lowest FailuresKept seeds seen.
 func (f *fold) keepFailure(sv SeedViolations) {
-	if len(f.failures) < failuresKept {
+	if len(f.failures) < FailuresKept {
 		f.failures = append(f.failures, sv)
 		return
 	}
@@ -203,14 +203,14 @@ func slower(a, b SeedResult) bool {
 
 // addSlow keeps r if it is among the slowest seeds seen; only what the report shows is kept.
 func (f *fold) addSlow(r SeedResult) {
-	if len(f.slowest) == slowestSeedsShown && !slower(r, f.slowest[len(f.slowest)-1]) {
+	if len(f.slowest) == SlowestSeedsShown && !slower(r, f.slowest[len(f.slowest)-1]) {
 		return
 	}
 	r = SeedResult{Seed: r.Seed, Wall: r.Wall, Handoffs: r.Handoffs}
 	i := sort.Search(len(f.slowest), func(i int) bool { return slower(r, f.slowest[i]) })
 	f.slowest = slices.Insert(f.slowest, i, r)
-	if len(f.slowest) > slowestSeedsShown {
-		f.slowest = f.slowest[:slowestSeedsShown]
+	if len(f.slowest) > SlowestSeedsShown {
+		f.slowest = f.slowest[:SlowestSeedsShown]
 	}
 }
 

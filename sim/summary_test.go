@@ -95,7 +95,7 @@ func TestFoldKeepsTheLowestFailuresAndIsOrderIndependent(t *testing.T) {
 		r.Digest[0] = byte(seed)
 		return r
 	}
-	n := int64(2*failuresKept + 10)
+	n := int64(2*FailuresKept + 10)
 	forward, backward, split, other := newFold(), newFold(), newFold(), newFold()
 	for seed := int64(1); seed <= n; seed++ {
 		forward.add(result(seed))
@@ -110,9 +110,9 @@ func TestFoldKeepsTheLowestFailuresAndIsOrderIndependent(t *testing.T) {
 	want := forward.summary()
 	assert.Equal(t, want, backward.summary())
 	assert.Equal(t, want, split.summary())
-	assert.Len(t, want.FailingSeeds, failuresKept)
+	assert.Len(t, want.FailingSeeds, FailuresKept)
 	assert.Equal(t, int64(2), want.FailingSeeds[0])
-	assert.Equal(t, int64(2*failuresKept), want.FailingSeeds[failuresKept-1])
+	assert.Equal(t, int64(2*FailuresKept), want.FailingSeeds[FailuresKept-1])
 	assert.Equal(t, int(n/2), want.FailingSeedCount)
 	assert.Equal(t, int(n/2), want.Violations, "one violation per (seed, property)")
 	assert.Equal(t, int(n), want.FaultCoverage["crash"])

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -122,10 +123,17 @@ func checkFile(path string) fileCheck {
 	} else if info.IsDir() {
 		c.Error = "is a directory, not a session log"
 		return c
+	} else if info.Size() > sessionLogBytesMax {
+		c.Error = fmt.Sprintf("%s, over the %s a session log given to check may hold", byteSize(info.Size()), byteSize(sessionLogBytesMax))
+		return c
 	}
-	data, err := os.ReadFile(path)
+	data, err := readAtMost(path, sessionLogBytesMax)
 	if err != nil {
-		c.Error = pathErrorText(err)
+		c.Error = err.Error()
+		return c
+	}
+	if line, size := longLine(data); line > 0 {
+		c.Error = fmt.Sprintf("line %d: %s long, over the %s a session log line may hold (harness.LineBytesMax; the harness's store refuses to write one)", line, byteSize(int64(size)), byteSize(int64(lineBytesMax)))
 		return c
 	}
 	events, torn, err := filestore.Scan(path, data)
@@ -138,24 +146,60 @@ func checkFile(path string) fileCheck {
 		return c
 	}
 	c.Events, c.torn, c.Torn = len(events), torn, torn != nil
-	c.Violations = append(c.Violations, replayInvariants(events)...)
-	if len(c.Violations) > 0 {
-		return c
-	}
-	c.PropertiesChecked = true
 	complete := data
 	if torn != nil {
 		complete = data[:len(data)-torn.Bytes]
 	}
+	c.Violations = append(c.Violations, formatViolations(complete, events)...)
+	refused := replayInvariants(events)
+	c.Violations = append(c.Violations, refused...)
+	if len(refused) == 0 { // the properties assume a log the invariant layer takes whole
+		c.PropertiesChecked = true
+		c.Violations = append(c.Violations, logPropertyViolations(events, complete)...)
+	}
+	sortByLine(c.Violations)
+	return c
+}
+
+// logPropertyViolations checks the properties that need nothing but the log, each violation
+// placed on the line of the event it names.
+func logPropertyViolations(events []harness.Event, complete []byte) []lineViolation {
 	lineOfSeq := make(map[int64]int, len(events))
 	for i, e := range events {
 		lineOfSeq[e.Seq] = i + 1
 	}
+	var found []lineViolation
 	for _, v := range properties.CheckLog(events, complete) {
-		c.Violations = append(c.Violations, lineViolation{Line: lineOfSeq[v.Seq], Rule: v.Property, Message: oneLine(v.Message)})
+		found = append(found, lineViolation{Line: lineOfSeq[v.Seq], Rule: v.Property, Message: oneLine(v.Message)})
 	}
-	sort.SliceStable(c.Violations, func(i, j int) bool { return lineOrder(c.Violations[i].Line) < lineOrder(c.Violations[j].Line) })
-	return c
+	return found
+}
+
+// sortByLine orders violations by line, file-level ones last, keeping the order within a line.
+func sortByLine(violations []lineViolation) {
+	sort.SliceStable(violations, func(i, j int) bool { return lineOrder(violations[i].Line) < lineOrder(violations[j].Line) })
+}
+
+// readAtMost reads the file at path, refusing one that holds more than limit bytes (a pipe or a
+// device has no size to check beforehand).
+func readAtMost(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, errors.New(pathErrorText(err))
+	}
+	defer f.Close()
+	var buffer bytes.Buffer
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		buffer.Grow(int(min(info.Size(), limit)) + bytes.MinRead) // one allocation, not doublings
+	}
+	if _, err := buffer.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
+		return nil, errors.New(pathErrorText(err))
+	}
+	data := buffer.Bytes()
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("over the %s a session log given to check may hold", byteSize(limit))
+	}
+	return data, nil
 }
 
 // replayInvariants runs events through a fresh invariant layer and reports every refusal, not

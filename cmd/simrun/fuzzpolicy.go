@@ -1,9 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"sync"
@@ -14,10 +16,29 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
+// fuzzPolicyReport is what `simrun fuzz-policy -json` prints; its keys are stable (README).
+type fuzzPolicyReport struct {
+	Seed     uint64             `json:"seed"`
+	Checks   int                `json:"checks"`
+	Repeat   string             `json:"repeat"`
+	Families []fuzzFamilyResult `json:"families"`
+	Failed   int                `json:"failed"`
+}
+
+// fuzzFamilyResult is one family's verdict; Report is rapid's account of the minimal failing
+// draw ("" when the family passed).
+type fuzzFamilyResult struct {
+	Family string `json:"family"`
+	OK     bool   `json:"ok"`
+	Report string `json:"report,omitempty"`
+}
+
 func runFuzzPolicy(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("fuzz-policy", "fuzz-policy [-policies a,b] [-checks N] [-faults a,b]", stderr)
+	fs := newFlagSet("fuzz-policy", "fuzz-policy [-policies a,b] [-checks N] [-faults a,b] [-seed S] [-json]", stderr)
 	policies := fs.String("policies", "", "the policy families to fuzz (comma-separated; default: all)")
 	checks := fs.Int("checks", 100, "how many parameter sets and schedules to try per family")
+	seed := fs.Uint64("seed", 0, "rapid's seed, 1 or more, to repeat an earlier run (default: a fresh one, printed)")
+	asJSON := fs.Bool("json", false, "print the results as one JSON object on stdout")
 	var sel selection
 	sel.register(fs)
 	if code, ok := parseNoArguments(fs, args, stderr); !ok {
@@ -26,46 +47,94 @@ func runFuzzPolicy(args []string, stdout, stderr io.Writer) int {
 	if *checks < 1 {
 		return usageError(stderr, "-checks %d: need at least 1", *checks)
 	}
+	if setFlags(fs)["seed"] && *seed == 0 {
+		return usageError(stderr, "-seed 0: rapid reads 0 as \"draw a random seed\"; give 1 or more")
+	}
 	allowed, err := sel.apply()
 	if err != nil {
 		return usageError(stderr, "%v", err)
 	}
-	var families []sim.PolicyFamily
-	if *policies == "" {
-		families = sim.PolicyFamilies()
-	} else {
-		for _, name := range strings.Split(*policies, ",") {
-			family, err := sim.PolicyFamilyByName(strings.TrimSpace(name))
-			if err != nil {
-				return usageError(stderr, "-policies: %v", err)
-			}
-			families = append(families, family)
-		}
+	families, err := fuzzFamilies(*policies)
+	if err != nil {
+		return usageError(stderr, "-policies: %v", err)
 	}
-	if err := prepareRapid(*checks); err != nil {
+	for *seed == 0 {
+		*seed = rand.Uint64() // a fresh seed, printed with the command that repeats it
+	}
+	if err := prepareRapid(*checks, *seed); err != nil {
 		return usageError(stderr, "%v", err)
 	}
-	failed := 0
+	report := fuzzPolicyReport{Seed: *seed, Checks: *checks, Repeat: fuzzRepeatCommand(*seed, *checks, *policies, &sel), Families: []fuzzFamilyResult{}}
+	if !*asJSON {
+		fmt.Fprintf(stdout, "seed %d; repeat: %s\n", report.Seed, report.Repeat)
+	}
 	for _, family := range families {
-		report := &rapidReport{name: family.Name}
-		rapid.Check(report, func(t *rapid.T) { sim.CheckPolicy(t, family, allowed) })
-		if report.Failed() {
-			failed++
-			fmt.Fprintf(stdout, "FAIL %s\n%s", family.Name, indent(report.text()))
-		} else {
+		rapidOut := &rapidReport{name: family.Name}
+		rapid.Check(rapidOut, func(t *rapid.T) { sim.CheckPolicy(t, family, allowed) })
+		result := fuzzFamilyResult{Family: family.Name, OK: !rapidOut.Failed()}
+		if !result.OK {
+			report.Failed++
+			result.Report = rapidOut.text()
+		}
+		report.Families = append(report.Families, result)
+		switch {
+		case *asJSON:
+		case result.OK:
 			fmt.Fprintf(stdout, "ok   %s (%d checks)\n", family.Name, *checks)
+		default:
+			fmt.Fprintf(stdout, "FAIL %s\n%s", family.Name, indent(result.Report))
 		}
 	}
-	if failed > 0 {
-		fmt.Fprintf(stderr, "simrun: %d of %d policy families broke a safety property (the draws above are rapid's minimal ones)\n", failed, len(families))
+	if *asJSON {
+		out, _ := json.Marshal(report)
+		fmt.Fprintln(stdout, string(out))
+	}
+	if report.Failed > 0 {
+		fmt.Fprintf(stderr, "simrun: %d of %d policy families broke a safety property (rapid's minimal draws are above); repeat: %s\n", report.Failed, len(families), report.Repeat)
 		return exitViolation
 	}
 	return exitOK
 }
 
+// fuzzFamilies resolves -policies ("" is every family).
+func fuzzFamilies(policies string) ([]sim.PolicyFamily, error) {
+	if policies == "" {
+		return sim.PolicyFamilies(), nil
+	}
+	var families []sim.PolicyFamily
+	for _, name := range strings.Split(policies, ",") {
+		family, err := sim.PolicyFamilyByName(strings.TrimSpace(name))
+		if err != nil {
+			return nil, err
+		}
+		families = append(families, family)
+	}
+	return families, nil
+}
+
+// fuzzRepeatCommand is the one command that repeats this fuzzing run draw for draw.
+func fuzzRepeatCommand(seed uint64, checks int, policies string, sel *selection) string {
+	cmd := "go run ./cmd/simrun fuzz-policy"
+	if plantedBuild { // the planted families, and -plant, exist only there
+		cmd = "go run -tags plantedbugs ./cmd/simrun fuzz-policy"
+	}
+	if sel.plant != "" {
+		cmd += " -plant " + sel.plant
+	}
+	cmd += fmt.Sprintf(" -seed %d -checks %d", seed, checks)
+	if policies != "" {
+		cmd += " -policies " + shellQuote(policies)
+	}
+	if sel.faults != "" {
+		cmd += " -faults " + shellQuote(sel.faults)
+	}
+	return cmd
+}
+
 // prepareRapid sets rapid's options, which it reads from the process's global flags (it was
-// built for `go test`): the number of checks, and no fail files written into the current folder.
-func prepareRapid(checks int) error {
+// built for `go test`): the number of checks, the seed, and no fail files written into the
+// current folder.
+func prepareRapid(checks int, seed uint64) error {
 	rapidOnce.Do(func() {
 		testing.Init() // rapid asks testing.Short(), which needs the test flags registered and parsed
 		if !flag.Parsed() {
@@ -73,6 +142,9 @@ func prepareRapid(checks int) error {
 		}
 	})
 	if err := flag.CommandLine.Set("rapid.checks", fmt.Sprint(checks)); err != nil {
+		return err
+	}
+	if err := flag.CommandLine.Set("rapid.seed", fmt.Sprint(seed)); err != nil {
 		return err
 	}
 	return flag.CommandLine.Set("rapid.nofailfile", "true")

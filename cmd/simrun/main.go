@@ -1,7 +1,8 @@
 // Command simrun is turnsim's front door: it runs the seed article's scenarios, and seeded
 // schedules of the simulated world, and reproduces what they find.
 //
-// Exit codes: 0 nothing found, 1 a property failed, 2 bad usage or bad input.
+// Exit codes: 0 nothing found, 1 a property failed, 2 bad usage or bad input, 3 an internal error
+// of simrun itself (a bug: the message says how to reproduce it).
 package main
 
 import (
@@ -18,6 +19,9 @@ const (
 	exitOK        = 0
 	exitViolation = 1
 	exitUsage     = 2
+	// exitInternal is a bug in simrun (a recovered panic, or a crash of the supervised process):
+	// never confused with bad usage, so CI can tell "you called it wrong" from "it broke".
+	exitInternal = 3
 )
 
 // command is one subcommand of simrun.
@@ -35,6 +39,7 @@ func commands() []command {
 		{"policy", "compare retry policies under contention: many agents, one provider", runPolicy},
 		{"fuzz-policy", "fuzz retry policy families' parameters and schedules against the safety properties", runFuzzPolicy},
 		{"check", "validate session logs against the invariant layer and the log-only properties", runCheck},
+		{"merge", "combine the -json summaries of run -shard 1/n … n/n into the whole run's", runMerge},
 		{"scenarios", "list the seed article's scenarios", runScenarios},
 		{"scenario", "run one scenario and print its JSON Lines session log", runScenario},
 		{"faults", "list the fault catalogue", runFaults},
@@ -44,11 +49,23 @@ func commands() []command {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	if code, supervised := supervise(os.Args[1:]); supervised {
+		os.Exit(code)
+	}
+	code := run(os.Args[1:], os.Stdout, os.Stderr)
+	reportExit(code)
+	os.Exit(code)
 }
 
-// run dispatches to a subcommand and returns the exit code.
-func run(args []string, stdout, stderr io.Writer) int {
+// run dispatches to a subcommand and returns the exit code. A panic on this goroutine is
+// recovered into exit code 3 with a message that says it is a bug and how to reproduce it.
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer recoverInternal(args, stderr, &code)
+	return dispatch(args, stdout, stderr)
+}
+
+// dispatch picks the subcommand named by args[0] (run when there is none) and runs it.
+func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelp(args[0]) {
 		return runRun(args, stdout, stderr) // simrun on its default: run the default mix
 	}
@@ -56,7 +73,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		usage(stdout)
 		return exitOK
 	}
-	for _, c := range commands() {
+	for _, c := range append(commands(), hiddenCommands...) {
 		if c.name == args[0] {
 			return c.run(args[1:], stdout, stderr)
 		}
@@ -82,7 +99,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'simrun <command> -h' for a command's flags.")
-	fmt.Fprintln(w, "Exit codes: 0 nothing found, 1 a property failed, 2 bad usage or bad input.")
+	fmt.Fprintln(w, "Exit codes: 0 nothing found, 1 a property failed, 2 bad usage or bad input, 3 a bug in simrun.")
 }
 
 // parseFlags parses flags that may stand before, between or after positional arguments, and

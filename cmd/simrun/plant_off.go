@@ -7,6 +7,10 @@ import (
 	"io"
 )
 
+// plantedBuild tells whether this build has the planted bugs, so that a repeat command names
+// the build tag it needs.
+const plantedBuild = false
+
 // setPlant refuses -plant: this build has no planted bugs.
 func setPlant(name string) error {
 	if name == "" {

@@ -9,6 +9,10 @@ import (
 	"github.com/turnsim/turnsim/internal/plant"
 )
 
+// plantedBuild tells whether this build has the planted bugs, so that a repeat command names
+// the build tag it needs.
+const plantedBuild = true
+
 // setPlant switches on the named planted bug for every run of this process.
 func setPlant(name string) error {
 	if err := plant.Set(name); err != nil {

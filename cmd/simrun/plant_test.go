@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -74,4 +75,20 @@ func TestFuzzPolicyCatchesThePlantedUnsafePolicyWithMinimalParameters(t *testing
 	assert.Contains(t, out, "[rapid] draw baseMs: ")
 	assert.Contains(t, out, "delay-within-cap")
 	assert.Contains(t, errOut, "broke a safety property")
+}
+
+// A fuzzing run names its seed and the command that repeats it, and that command gives the same
+// draws, the same failure and the same report.
+func TestFuzzPolicyRepeatsFromItsSeed(t *testing.T) {
+	code, out, errOut := simrun("fuzz-policy", "-policies", "planted-uncapped", "-checks", "50", "-json")
+	require.Equal(t, exitViolation, code, errOut)
+	var first fuzzPolicyReport
+	require.NoError(t, json.Unmarshal([]byte(out), &first))
+	require.NotZero(t, first.Seed)
+	assert.Equal(t, 1, first.Failed, out)
+	assert.Contains(t, errOut, "repeat: "+first.Repeat)
+	repeat := strings.Fields(strings.TrimPrefix(first.Repeat, "go run -tags plantedbugs ./cmd/simrun "))
+	code, again, _ := simrun(append(repeat, "-json")...)
+	require.Equal(t, exitViolation, code)
+	assert.JSONEq(t, out, again, "the same seed, the same draws")
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -20,6 +19,14 @@ import (
 // defaultPolicies is what `simrun policy` compares without -policies: the seed's own policy, the
 // one Brooker recommends, the SDKs' and gRPC's throttled one.
 const defaultPolicies = "seed-default,full-jitter,sdk,grpc-throttle"
+
+// Limits on `simrun policy`, checked before anything runs (README lists them): a herd's memory
+// grows with its turns (1,000 agents × 10 followups take about 120 MB), and the seeds are listed.
+const (
+	policyRequestsMax = 1000   // -requests: followups per agent
+	herdTurnsMax      = 10_000 // -agents × -requests: turns in one herd
+	policySeedsMax    = 1000   // -seeds: herds per policy
+)
 
 // policyFlags are the flags of `simrun policy`, before they are checked.
 type policyFlags struct {
@@ -70,8 +77,8 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "%v", err)
 	}
-	if err := checkWritable(f.svgFile); err != nil {
-		return usageError(stderr, "-svg: %v", err)
+	if err := checkOutputs([]namedPath{{"-params file", f.paramsFile}}, []namedPath{{"-svg", f.svgFile}}); err != nil {
+		return usageError(stderr, "%v", err)
 	}
 	results := plan.run()
 	rows := make([]policyRow, len(plan.names))
@@ -145,6 +152,9 @@ func (f *policyFlags) plan(set map[string]bool) (policyPlan, error) {
 		if f.requests < 1 {
 			return p, fmt.Errorf("-requests %d: need at least 1 followup per agent", f.requests)
 		}
+		if f.requests > policyRequestsMax {
+			return p, fmt.Errorf("-requests %d: at most %d followups per agent", f.requests, policyRequestsMax)
+		}
 		p.herd.RequestsPerAgent = f.requests
 	}
 	if set["spread"] {
@@ -158,8 +168,14 @@ func (f *policyFlags) plan(set map[string]bool) (policyPlan, error) {
 	if err := p.herd.Validate(); err != nil {
 		return p, err
 	}
+	if turns := p.herd.Agents * p.herd.RequestsPerAgent; turns > herdTurnsMax {
+		return p, fmt.Errorf("-agents %d × -requests %d is %d turns per herd, over the %d a herd may run (memory grows with them): use fewer agents or requests", p.herd.Agents, p.herd.RequestsPerAgent, turns, herdTurnsMax)
+	}
 	if f.seeds < 1 {
 		return p, fmt.Errorf("-seeds %d: need at least 1 seed", f.seeds)
+	}
+	if f.seeds > policySeedsMax {
+		return p, fmt.Errorf("-seeds %d: at most %d seeds per policy", f.seeds, policySeedsMax)
 	}
 	if f.seed > math.MaxInt64-int64(f.seeds-1) {
 		return p, fmt.Errorf("-seed %d with -seeds %d runs past the largest seed %d", f.seed, f.seeds, int64(math.MaxInt64))
@@ -169,9 +185,9 @@ func (f *policyFlags) plan(set map[string]bool) (policyPlan, error) {
 	}
 	params := map[string]json.RawMessage{}
 	if f.paramsFile != "" {
-		data, err := os.ReadFile(f.paramsFile)
+		data, err := readCapped(f.paramsFile, paramsFileBytesMax, "-params file")
 		if err != nil {
-			return p, fmt.Errorf("-params: %v", err)
+			return p, err
 		}
 		if params, err = zoo.ParseParams(data); err != nil {
 			return p, fmt.Errorf("-params %s: %v", f.paramsFile, err)

@@ -27,9 +27,14 @@ func TestReadmeNamesEveryCatalogueEntry(t *testing.T) {
 	for _, name := range sim.ScenarioNames() {
 		assert.Contains(t, readme, "`"+name+"`", "scenario")
 	}
-	for _, key := range []string{"seeds", "violations", "violationsByProperty", "failingSeeds", "schedulesPerSecond", "simSecondsPerWallSecond", "faultCoverage", "outcomeCoverage", "digest", "slowestSeeds"} {
+	for _, key := range []string{"seeds", "violations", "violationsByProperty", "failingSeeds", "schedulesPerSecond", "simSecondsPerWallSecond", "faultCoverage", "outcomeCoverage", "digest", "slowestSeeds", "determinismChecked"} {
 		assert.Contains(t, readme, "`"+key+"`", "summary key")
 	}
 	assert.Contains(t, readme, "go run ./cmd/simrun ")
 	assert.Contains(t, readme, "go test ./...")
+	assert.Contains(t, readme, "3 an internal error of simrun itself", "exit code 3")
+	assert.Contains(t, readme, "Prerequisites: Go 1.26")
+	for _, limit := range []string{"4 MiB", "1 MiB", "64 MiB per line", "1,000 followups per agent", "10,000 turns per herd", "1,000 seeds per policy"} {
+		assert.Contains(t, readme, limit, "every size limit is documented")
+	}
 }

@@ -31,6 +31,7 @@ func runRepro(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "%v", err)
 	}
 	var schedule sim.Schedule
+	var inputs []namedPath
 	switch {
 	case seedSet && len(positional) > 0:
 		return usageError(stderr, "repro takes -seed or a schedule file, not both")
@@ -40,37 +41,40 @@ func runRepro(args []string, stdout, stderr io.Writer) int {
 		if sel.faults != "" {
 			return usageError(stderr, "-faults shapes drawn schedules; a schedule file already fixes its faults")
 		}
-		data, err := os.ReadFile(positional[0])
+		inputs = []namedPath{{"schedule file", positional[0]}}
+		data, err := readCapped(positional[0], scheduleFileBytesMax, "schedule file")
 		if err != nil {
-			return usageError(stderr, "schedule file: %v", err)
+			return usageError(stderr, "%v", err)
 		}
 		if schedule, _, err = sim.LoadSchedule(data); err != nil {
 			return usageError(stderr, "schedule file %s: %v", positional[0], err)
 		}
+	case len(positional) > 1:
+		return usageError(stderr, "repro takes one schedule file, got %d: %q", len(positional), strings.Join(positional, " "))
 	default:
 		return usageError(stderr, "repro needs -seed S or one schedule file")
 	}
-	for _, out := range []struct{ flag, path string }{{"-log", *logFile}, {"-schedule", *scheduleFile}, {"-html", *htmlFile}} {
-		if err := checkWritable(out.path); err != nil {
-			return usageError(stderr, "%s: %v", out.flag, err)
-		}
+	outputs := []namedPath{{"-log", *logFile}, {"-schedule", *scheduleFile}, {"-html", *htmlFile}}
+	if err := checkOutputs(inputs, outputs); err != nil {
+		return usageError(stderr, "%v", err)
 	}
+	workingOn(schedule.Seed)
 	outcome := sim.RunSchedule(schedule)
-	var outputs []output
+	var written []output
 	if *logFile != "" {
-		outputs = append(outputs, output{*logFile, outcome.JSONL})
+		written = append(written, output{*logFile, outcome.JSONL})
 	}
 	if *scheduleFile != "" {
 		data, err := schedule.MarshalIndent()
 		if err != nil {
 			return usageError(stderr, "-schedule: %v", err)
 		}
-		outputs = append(outputs, output{*scheduleFile, append(data, '\n')})
+		written = append(written, output{*scheduleFile, append(data, '\n')})
 	}
 	if *htmlFile != "" {
-		outputs = append(outputs, output{*htmlFile, sim.TimelineHTML(outcome)})
+		written = append(written, output{*htmlFile, sim.TimelineHTML(outcome)})
 	}
-	if err := writeAll(outputs); err != nil {
+	if err := writeAll(written); err != nil {
 		return usageError(stderr, "%v", err)
 	}
 	fmt.Fprintf(stdout, "seed %d: %d events, %.3f s of virtual time, faults that struck: %s\n",

@@ -5,12 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
-	"os"
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/turnsim/turnsim/faults"
@@ -91,6 +88,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	determinism := fs.Bool("check-determinism", false, "run every seed twice and report any whose logs differ")
 	shrinkTime := fs.Duration("shrink-time", defaultShrinkTime, "how long, in all, to minimise failures before keeping them (0: keep them as they are)")
 	corpusDir := fs.String("corpus", "corpus", "save the minimised failure as a corpus file in this folder (\"\": do not)")
+	progressFlag := fs.String("progress", "auto", "progress on stderr: auto (a bar on a terminal, a line every 10 s elsewhere, on runs that last), always, or never")
 	var sel selection
 	sel.register(fs)
 	if code, ok := parseNoArguments(fs, args, stderr); !ok {
@@ -109,30 +107,41 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if *workers < 1 {
 		return usageError(stderr, "-workers %d: need at least 1 worker", *workers)
 	}
-	if opts.Start > math.MaxInt64-int64(opts.Count-1) {
-		return usageError(stderr, "-start %d with -seeds %d runs past the largest seed %d", opts.Start, opts.Count, int64(math.MaxInt64))
-	}
-	var err error
 	if *shard != "" {
+		var err error
 		if opts.Shard, err = sim.ParseShard(*shard); err != nil {
 			return usageError(stderr, "-shard: %v", err)
 		}
 	}
+	if err := checkSeedRange(opts.Start, opts.Count, opts.Shard); err != nil {
+		return usageError(stderr, "%v", err)
+	}
 	if opts.Selected() == 0 {
 		return usageError(stderr, "-shard %s of %d seed(s) selects no seed: use fewer shards or more seeds", *shard, opts.Count)
+	}
+	if *shrinkTime < 0 {
+		return usageError(stderr, "-shrink-time %v is negative (0 keeps failures as they are)", *shrinkTime)
+	}
+	mode, err := parseProgressMode(*progressFlag)
+	if err != nil {
+		return usageError(stderr, "%v", err)
+	}
+	if err := checkCorpusDir(*corpusDir); err != nil {
+		return usageError(stderr, "-corpus: %v", err)
 	}
 	if opts.Faults, err = sel.apply(); err != nil {
 		return usageError(stderr, "%v", err)
 	}
-	progress := newProgress(stderr)
-	opts.Progress = progress.update
+	progress := newProgress(stderr, mode)
+	opts.Progress = func(done, total int) { progress.update(done, total, failuresUnknown) }
 	summary := sim.RunSeeds(opts)
 	progress.finish()
+	report := runReport{Summary: summary, DeterminismChecked: *determinism}
 	if *asJSON {
-		out, _ := json.Marshal(summary)
+		out, _ := json.Marshal(report)
 		fmt.Fprintln(stdout, string(out))
 	} else {
-		printSummary(stdout, summary)
+		printSummary(stdout, report)
 	}
 	if summary.Violations > 0 {
 		printFailures(stderr, summary, &sel)
@@ -175,10 +184,24 @@ func keepFailures(w io.Writer, s sim.Summary, allowed []string, budget time.Dura
 	}
 }
 
+// runReport is the summary `simrun run` prints: the runner's, and what the command adds to it.
+// Its JSON form is the runner's keys with these beside them (README lists them all).
+type runReport struct {
+	sim.Summary
+	// DeterminismChecked says -check-determinism ran every seed twice; a seed whose two logs
+	// differed is counted under the determinism property.
+	DeterminismChecked bool `json:"determinismChecked"`
+}
+
 // printSummary writes the human form of the summary.
-func printSummary(w io.Writer, s sim.Summary) {
-	fmt.Fprintf(w, "seeds              %d (from %d, shard %s, %d workers)\n", s.Seeds, s.FirstSeed, s.Shard, s.Workers)
+func printSummary(w io.Writer, r runReport) {
+	s := r.Summary
+	fmt.Fprintf(w, "seeds              %d (from %d, shard %s, %d worker%s)\n", s.Seeds, s.FirstSeed, s.Shard, s.Workers, plural(s.Workers))
 	fmt.Fprintf(w, "violations         %d\n", s.Violations)
+	if r.DeterminismChecked {
+		differ := s.ViolationsByProperty[sim.DeterminismProperty]
+		fmt.Fprintf(w, "determinism        checked: every seed ran twice; %d seed%s gave different logs\n", differ, plural(differ))
+	}
 	for _, name := range sortedKeys(s.ViolationsByProperty) {
 		fmt.Fprintf(w, "  %-24s %d seeds\n", name, s.ViolationsByProperty[name])
 	}
@@ -233,48 +256,4 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// progress draws a progress bar on a terminal, once a run has lasted a second; elsewhere it
-// stays silent, so logs and pipes get only the summary.
-type progress struct {
-	mu       sync.Mutex
-	w        io.Writer
-	terminal bool
-	begin    time.Time
-	drawn    bool
-	last     time.Time
-}
-
-func newProgress(w io.Writer) *progress {
-	p := &progress{w: w, begin: time.Now()}
-	if f, ok := w.(*os.File); ok {
-		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
-			p.terminal = true
-		}
-	}
-	return p
-}
-
-// update is called from the workers as seeds finish.
-func (p *progress) update(done, total int) {
-	if !p.terminal {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	now := time.Now()
-	if now.Sub(p.begin) < time.Second || (now.Sub(p.last) < 100*time.Millisecond && done != total) {
-		return
-	}
-	p.last, p.drawn = now, true
-	const width = 40
-	filled := width * done / total
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d seeds", strings.Repeat("#", filled), strings.Repeat(".", width-filled), done, total)
-}
-
-func (p *progress) finish() {
-	if p.drawn {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
 }

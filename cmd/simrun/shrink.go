@@ -3,9 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
+	"slices"
 	"time"
 
+	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -29,15 +30,18 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 	if *budget < 0 {
 		return usageError(stderr, "-time %v is negative", *budget)
 	}
-	if err := checkWritable(*out); err != nil {
-		return usageError(stderr, "-o: %v", err)
+	if err := checkOutputs([]namedPath{{"schedule file", positional[0]}}, []namedPath{{"-o", *out}}); err != nil {
+		return usageError(stderr, "%v", err)
+	}
+	if *property != "" && !knownProperty(*property) {
+		return usageError(stderr, "-property %q is not a property ('simrun properties' lists them)", *property)
 	}
 	if _, err := sel.apply(); err != nil {
 		return usageError(stderr, "%v", err)
 	}
-	data, err := os.ReadFile(positional[0])
+	data, err := readCapped(positional[0], scheduleFileBytesMax, "schedule file")
 	if err != nil {
-		return usageError(stderr, "schedule file: %v", err)
+		return usageError(stderr, "%v", err)
 	}
 	schedule, entry, err := sim.LoadSchedule(data)
 	if err != nil {
@@ -46,7 +50,11 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 	name := *property
 	if name == "" && entry != nil {
 		name = entry.Property
+		if !knownProperty(name) {
+			return usageError(stderr, "%s names the property %q, which this build does not know ('simrun properties' lists them)", positional[0], name)
+		}
 	}
+	workingOn(schedule.Seed)
 	if name == "" {
 		violations := sim.RunSchedule(schedule).Violations
 		if len(violations) == 0 {
@@ -88,4 +96,10 @@ func corpusEntry(r sim.ShrinkResult, seed int64, foundBy string) sim.CorpusEntry
 		TurnsimVersion: sim.Version, FoundBy: foundBy, SizeBefore: r.SizeBefore, SizeAfter: r.SizeAfter,
 		Schedule: r.Schedule,
 	}
+}
+
+// knownProperty tells whether name is a property a schedule can be shrunk for: one of the
+// catalogue's. (The determinism pseudo-property cannot be: re-running a seed cannot shrink it.)
+func knownProperty(name string) bool {
+	return slices.Contains(properties.Names(), name)
 }

@@ -38,7 +38,14 @@ var (
 	ErrBroken = errors.New("store is broken")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("store is closed")
+	// ErrLineTooLong: the event encodes to a line longer than harness.LineBytesMax, which no
+	// reader of the log would take back; the append is refused and the store stays usable.
+	ErrLineTooLong = errors.New("line longer than a session log line may be (harness.LineBytesMax)")
 )
+
+// lineBytesMax is harness.LineBytesMax; a variable so that a test can lower it instead of
+// writing 64 MiB.
+var lineBytesMax = harness.LineBytesMax
 
 // Opened is what Open found in the file.
 type Opened struct {
@@ -159,6 +166,9 @@ func (s *Store) Append(e harness.Event) error {
 	}
 	if bytes.IndexByte(line, '\n') >= 0 {
 		panic(fmt.Sprintf("filestore: invariant: event %d encodes with a newline", e.Seq))
+	}
+	if len(line)+1 > lineBytesMax { // refused before a byte is written: the log stays readable
+		return fmt.Errorf("filestore: append to %s refused: event %d (%s) encodes to %d bytes: %w", s.path, e.Seq, e.Type, len(line)+1, ErrLineTooLong)
 	}
 	line = append(line, '\n')
 	if err := s.writeThenSync(line); err != nil {

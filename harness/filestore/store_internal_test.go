@@ -102,3 +102,19 @@ func TestShortWriteWithoutAnErrorStillBreaksTheStore(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, content, got)
 }
+
+// An event that would encode to a line no reader takes back is refused before a byte is written,
+// and the store goes on: the log on disk stays readable by harness.ReadJSONL.
+func TestAppendRefusesALineLongerThanTheReaderTakes(t *testing.T) {
+	s, path, before := openWithOneTurn(t)
+	lineBytesMax = len(before) // lowered: a 64 MiB line would make the test heavy
+	t.Cleanup(func() { lineBytesMax = harness.LineBytesMax })
+	long := harness.Event{Seq: 3, Type: harness.TypeUserMessage, Time: 1000, Data: harness.UserMessage{Message: harness.Message{ID: "m1", Text: string(make([]byte, len(before)))}}}
+	err := s.Append(long)
+	require.ErrorIs(t, err, ErrLineTooLong)
+	assert.Contains(t, err.Error(), "event 3 (user/message) encodes to")
+	after, readErr := os.ReadFile(path)
+	require.NoError(t, readErr)
+	assert.Equal(t, before, after, "nothing written")
+	require.NoError(t, s.Append(turnStart(3, 2)), "the store is not broken by a refusal")
+}

@@ -152,6 +152,9 @@ func ParseParams(data []byte) (map[string]json.RawMessage, error) {
 		if !slices.Contains(Names(), name) {
 			return nil, fmt.Errorf("zoo: parameters: unknown strategy %q (known: %s)", name, strings.Join(Names(), ", "))
 		}
+		if bytes.Equal(bytes.TrimSpace(byName[name]), []byte("null")) { // would keep the defaults silently
+			return nil, &ParamsError{name, "", "null is not parameters: give a JSON object of fields, or leave the strategy out for its defaults"}
+		}
 		if _, err := New(name, byName[name]); err != nil {
 			return nil, err
 		}
@@ -192,6 +195,9 @@ func decode(name string, raw json.RawMessage, params any) (map[string]bool, erro
 		if !slices.Contains(known, field) {
 			return nil, &ParamsError{name, field, "unknown field (known: " + strings.Join(known, ", ") + ")"}
 		}
+		if bytes.Equal(bytes.TrimSpace(fields[field]), []byte("null")) {
+			return nil, &ParamsError{name, field, "null is not a value: give one, or leave the field out for its default"}
+		}
 		present[field] = true
 	}
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
@@ -199,6 +205,9 @@ func decode(name string, raw json.RawMessage, params any) (map[string]bool, erro
 	if err := dec.Decode(params); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		if errors.As(err, &typeErr) {
+			if number, isNumber := strings.CutPrefix(typeErr.Value, "number "); isNumber && kindName(typeErr.Type) == "a number" {
+				return nil, &ParamsError{name, typeErr.Field, fmt.Sprintf("%s is out of range for %s", number, kindName(typeErr.Type))}
+			}
 			return nil, &ParamsError{name, typeErr.Field, fmt.Sprintf("got %s, want %s", typeErr.Value, kindName(typeErr.Type))}
 		}
 		return nil, &ParamsError{name, "", err.Error()}

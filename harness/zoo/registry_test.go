@@ -96,7 +96,8 @@ func TestZooValidationNamesTheField(t *testing.T) {
 		{"full-jitter", `{"capMs": 1}`, "full-jitter: capMs: 1 is below baseMs 5"},
 		{"exponential", `{"maxRetries": 0}`, "exponential: maxRetries: 0 is below 1"},
 		{"equal-jitter", `{"always": true, "maxRetries": 3}`, "equal-jitter: maxRetries: always mode retries until success"},
-		{"decorrelated-jitter", `{"baseMs": 1e400}`, "decorrelated-jitter: baseMs: got number 1e400, want a number"},
+		{"decorrelated-jitter", `{"baseMs": 1e400}`, "decorrelated-jitter: baseMs: 1e400 is out of range for a number"},
+		{"full-jitter", `{"baseMs": null}`, "full-jitter: baseMs: null is not a value"},
 		{"decorrelated-jitter", `{"baseMs": NaN}`, "decorrelated-jitter: baseMs: not valid JSON"},
 		{"full-jitter", `{"baseMs": "5"}`, "full-jitter: baseMs: got string, want a number"},
 		{"full-jitter", `{"basems": 5}`, "full-jitter: basems: unknown field (known: baseMs, capMs, maxRetries, always)"},
@@ -156,6 +157,9 @@ func TestZooParseParams(t *testing.T) {
 		{`[]`, "want one JSON object"},
 		{`{"sdk": {"jitterRatio": 7}}`, "sdk: jitterRatio: 7 is outside [0, 1]"},
 		{`{"sdk": `, "not valid JSON"},
+		{`{"full-jitter": null}`, "full-jitter: null is not parameters"},
+		{`{"full-jitter": {"baseMs": null}}`, "full-jitter: baseMs: null is not a value"},
+		{`{"full-jitter": {"capMs": 1e400}}`, "full-jitter: capMs: 1e400 is out of range for a number"},
 	}
 	for _, c := range cases {
 		_, err := zoo.ParseParams([]byte(c.file))

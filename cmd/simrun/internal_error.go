@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+)
+
+// hiddenCommands are dispatched but never listed: a test seam (goleak style) through which tests
+// plant a command that breaks, to prove a bug exits 3 and not 2. Empty in the real binary.
+var hiddenCommands []command
+
+// currentSeed is the seed a command is working on, when it works on one at a time (repro,
+// shrink), so that an internal error can name it; nil otherwise.
+var currentSeed atomic.Pointer[int64]
+
+// workingOn records the seed the command is working on, for the internal-error message.
+func workingOn(seed int64) { currentSeed.Store(&seed) }
+
+// recoverInternal turns a panic of the command into exit code 3 and a message saying it is a bug
+// in simrun, with the seed it was on (when there is one), the command that reproduces it and the
+// stack: a crash must never pass for bad usage (2) or for a finding (1).
+func recoverInternal(args []string, stderr io.Writer, code *int) {
+	recovered := recover()
+	if recovered == nil {
+		return
+	}
+	fmt.Fprintf(stderr, "simrun: internal error: %v\n", recovered)
+	fmt.Fprintf(stderr, "This is a bug in simrun, not in your input or in the harness.\n")
+	if seed := currentSeed.Load(); seed != nil {
+		fmt.Fprintf(stderr, "It happened on seed %d.\n", *seed)
+	}
+	fmt.Fprintf(stderr, "Reproduce: %s\nPlease report it with this message.\n\n%s", reproduceLine(args), debug.Stack())
+	*code = exitInternal
+}
+
+// reproduceLine is the command line that ran, quoted for a shell.
+func reproduceLine(args []string) string {
+	parts := []string{"go run ./cmd/simrun"}
+	for _, a := range args {
+		parts = append(parts, shellQuote(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but safe characters.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=/.,:+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// exitCodeFD is the file descriptor on which a supervised child reports the exit code it chose;
+// a child that dies without reporting one crashed (see supervise.go).
+const exitCodeFD = 3
+
+// reportExit tells the supervising process, if any, which exit code the command chose.
+func reportExit(code int) {
+	if os.Getenv(supervisedEnv) == "" {
+		return
+	}
+	f := os.NewFile(exitCodeFD, "simrun-exit-code")
+	if f == nil {
+		return
+	}
+	if info, err := f.Stat(); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
+		return // not the supervisor's pipe (the variable was set by hand): write nothing there
+	}
+	fmt.Fprintf(f, "%d\n", code)
+	f.Close()
+}
