@@ -60,3 +60,13 @@ func checkNoRetryAfterDispose(x *index, v *violations) {
 		}
 	}
 }
+
+// cancelledBy reports whether a cancellation landed in turn t at or before atMs.
+func (x *index) cancelledBy(t *turnIndex, atMs int64) bool {
+	for _, c := range x.cancelsOf(t) {
+		if c.AtMs <= atMs {
+			return true
+		}
+	}
+	return false
+}

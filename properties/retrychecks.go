@@ -67,6 +67,9 @@ func checkRetryStartedOnTime(x *index, v *violations) {
 		}
 		turn := x.turns[r.data.Turn]
 		endedEarly := turn != nil && turn.end != nil && ((turn.end.Reason.Kind == harness.EndAborted && turn.endMs <= w.StartMs+int64(w.DelayMs)) || turn.end.Reason.Kind == harness.EndInterrupted)
+		// A cancel in the very instant the wait ran out beats the retry, even when no aborted
+		// turn/end says so (the store refused it).
+		endedEarly = endedEarly || (turn != nil && x.cancelledBy(turn, w.EndMs))
 		switch {
 		case ok && w.Cancelled:
 			v.add(s.seq, s.timeMs, "llm/retry-started #%d written although its wait was cancelled", r.data.Retry)

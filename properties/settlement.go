@@ -105,7 +105,9 @@ func (x *index) idleBetween(from, to int64) bool {
 	for _, n := range x.turnOrder {
 		t := x.turns[n]
 		if t.startSeq <= from && (t.end == nil || t.endSeq > from) {
-			return t.end != nil && t.endSeq <= to
+			// A turn whose step/end or turn/end the store refused is over all the same: the driver
+			// left it (the session is broken), so the agent may be idle with it open in the log.
+			return (t.end != nil && t.endSeq <= to) || x.unsettleable(n)
 		}
 	}
 	return true
