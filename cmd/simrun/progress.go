@@ -106,10 +106,21 @@ func progressText(done, total, failures int, elapsed time.Duration) string {
 	rate := float64(done) / elapsed.Seconds()
 	text += fmt.Sprintf(", %.0f seeds/s", rate)
 	if done < total {
-		left := time.Duration(float64(total-done) / rate * float64(time.Second))
-		text += ", ETA " + left.Round(time.Second).String()
+		text += ", ETA " + etaText(float64(total-done)/rate)
 	}
 	return text
+}
+
+// etaMaxSeconds is the longest ETA worth a number: a run over the int64 seed range would
+// otherwise overflow time.Duration into a negative ETA.
+const etaMaxSeconds = 100 * 365 * 24 * 3600
+
+// etaText renders the seconds left, or "over 100 years".
+func etaText(seconds float64) string {
+	if seconds > etaMaxSeconds {
+		return "over 100 years"
+	}
+	return time.Duration(seconds * float64(time.Second)).Round(time.Second).String()
 }
 
 // finish clears the bar, so the summary starts on a clean line.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -83,4 +84,13 @@ func TestCheckDeterminismIsStatedInTheSummary(t *testing.T) {
 	_, asJSON, _ = simrun("run", "-seeds", "20", "-json")
 	require.NoError(t, json.Unmarshal([]byte(asJSON), &summary))
 	assert.Equal(t, false, summary["determinismChecked"])
+}
+
+// A run over the whole int64 seed range has an ETA too long for time.Duration: it reads as such,
+// never as a negative overflow.
+func TestProgressETAOfAnEndlessRun(t *testing.T) {
+	text := progressText(10, math.MaxInt64, failuresUnknown, time.Second)
+	assert.Contains(t, text, "ETA over 100 years")
+	assert.NotContains(t, text, "-")
+	assert.Contains(t, progressText(10, 20, failuresUnknown, time.Second), "ETA 1s")
 }
