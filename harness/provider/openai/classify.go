@@ -50,7 +50,7 @@ func contextWindow(code, message string) bool {
 }
 
 // inStream maps an error event inside a 200 stream ({"error":{"type","code","message"}}):
-// overloaded and server errors are SERVER, a rate limit RATE_LIMIT, the context length
+// overloaded and server errors are SERVER, a rate limit RATE_LIMIT, a timeout TIMEOUT, the context length
 // CONTEXT_WINDOW_EXCEEDED; anything else is UNKNOWN. The status stays empty: the HTTP status was
 // 200, and the failure is not it.
 func inStream(data []byte) harness.Failure {
@@ -75,6 +75,8 @@ func inStream(data []byte) harness.Failure {
 		f.Code = harness.CodeContextWindowExceeded
 	case strings.Contains(kind, "rate_limit"):
 		f.Code = harness.CodeRateLimit
+	case strings.Contains(kind, "timeout"):
+		f.Code = harness.CodeTimeout
 	case strings.Contains(kind, "overloaded") || strings.Contains(kind, "server_error") || strings.Contains(kind, "api_error"):
 		f.Code = harness.CodeServer
 	}
