@@ -35,6 +35,7 @@ func commands() []command {
 		{"policy", "compare retry policies under contention: many agents, one provider", runPolicy},
 		{"fuzz-policy", "fuzz retry policy families' parameters and schedules against the safety properties", runFuzzPolicy},
 		{"check", "validate session logs against the invariant layer and the log-only properties", runCheck},
+		{"serve", "serve a provider plan over loopback HTTP (OpenAI and Anthropic SSE) for real adapters", runServe},
 		{"scenarios", "list the seed article's scenarios", runScenarios},
 		{"scenario", "run one scenario and print its JSON Lines session log", runScenario},
 		{"faults", "list the fault catalogue", runFaults},
