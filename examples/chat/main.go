@@ -59,7 +59,9 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		Store:    store,
 		History:  opened.Events,
 		Tools:    []harness.Tool{clockTool(clk)},
-		OnError:  func(e harness.AgentError) { fmt.Fprintf(stderr, "chat: agent error (turn %d, %s): %v\n", e.Turn, e.Source, e.Err) },
+		OnError: func(e harness.AgentError) {
+			fmt.Fprintf(stderr, "chat: agent error (turn %d, %s): %v\n", e.Turn, e.Source, e.Err)
+		},
 	})
 	if err != nil {
 		fmt.Fprintln(stderr, "chat:", err)
