@@ -301,3 +301,14 @@ func TestConfigIsChecked(t *testing.T) {
 		assert.Error(t, err, name)
 	}
 }
+
+func TestCancelInterruptsAStallBeforeTheHeaders(t *testing.T) {
+	srv := wiretest.Serve(t, func(w http.ResponseWriter, r *http.Request) { wiretest.Stall(r) })
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cause := errors.New("user pressed stop")
+	time.AfterFunc(50*time.Millisecond, func() { cancel(cause) })
+	begin := time.Now()
+	_, err := newProvider(t, srv.URL, 0).Stream(ctx, oneUser)
+	assert.ErrorIs(t, err, cause, "a cancel is no provider failure: the cause comes back")
+	assert.Less(t, time.Since(begin), wiretest.MaxStall)
+}
