@@ -77,18 +77,53 @@ func LogOnly(name string) bool { return logOnly[name] }
 // chain's policy is read from its policyKey when the key spells out the fields; chains under a
 // user-named policy skip the delay checks.
 func CheckLog(events []harness.Event, jsonl []byte) []Violation {
-	r := &Run{Log: events, JSONL: jsonl, Trace: Trace{IdleAtMs: -1}}
+	return checkLog(events, jsonl, LogOptions{}, false).Violations
+}
+
+// LogOptions says how a log checked on its own was written.
+type LogOptions struct {
+	// LateMs is how late a timer may have fired (see Run.LateMs): 0 for a simulator's log.
+	LateMs int64
+}
+
+// LogVerdict is what CheckLogWith finds.
+type LogVerdict struct {
+	Violations []Violation
+	// NeedsRepair is the turn left open at the end of the log, 0 when none is: a process that
+	// died mid-turn leaves one, and crash repair closes it (interrupted) when the agent next
+	// opens the log. It is no violation: the log is the truth up to the crash.
+	NeedsRepair int
+}
+
+// CheckLogWith is CheckLog with options, and it tells an open last turn (a crash's, which
+// needs repair) apart from a violation of turn-settled.
+func CheckLogWith(events []harness.Event, jsonl []byte, opts LogOptions) LogVerdict {
+	return checkLog(events, jsonl, opts, true)
+}
+
+func checkLog(events []harness.Event, jsonl []byte, opts LogOptions, splitRepair bool) LogVerdict {
+	r := &Run{Log: events, JSONL: jsonl, Trace: Trace{IdleAtMs: -1}, LateMs: opts.LateMs}
 	x := newIndex(r)
-	var all []Violation
+	var verdict LogVerdict
+	if n := len(x.turnOrder); n > 0 {
+		if last := x.turns[x.turnOrder[n-1]]; last.end == nil && splitRepair {
+			verdict.NeedsRepair = last.number
+		}
+	}
 	for _, p := range catalogue {
 		if !logOnly[p.Name] {
 			continue
 		}
 		v := violations{property: p.Name}
 		p.check(x, &v)
-		all = append(all, v.found...)
+		for _, found := range v.found {
+			if p.Name == "turn-settled" && verdict.NeedsRepair > 0 && found.Seq == x.turns[verdict.NeedsRepair].startSeq {
+				continue // the open last turn: reported as needing repair, not as a violation
+			}
+			verdict.Violations = append(verdict.Violations, found)
+		}
 	}
-	return all
+	return verdict
 }
 
 // Check runs every property on r and returns what they found, in catalogue order.

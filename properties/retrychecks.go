@@ -58,8 +58,8 @@ func checkRetryStartedOnTime(x *index, v *violations) {
 	}
 	for _, r := range x.retries {
 		s, ok := started[[2]any{r.data.RetryID, r.data.Retry}]
-		if ok && s.timeMs-r.timeMs != int64(r.data.DelayMs) {
-			v.add(s.seq, s.timeMs, "llm/retry-started #%d came %d ms after its llm/retry, not delayMs %g", r.data.Retry, s.timeMs-r.timeMs, r.data.DelayMs)
+		if ok && !onTime(s.timeMs-r.timeMs, r.data.DelayMs, x.run.LateMs) {
+			v.add(s.seq, s.timeMs, "llm/retry-started #%d came %d ms after its llm/retry, not delayMs %g%s", r.data.Retry, s.timeMs-r.timeMs, r.data.DelayMs, lateText(x.run.LateMs))
 		}
 		w, waited := x.waitFor(r.seq)
 		if !waited || w.EndMs < 0 {
@@ -77,6 +77,24 @@ func checkRetryStartedOnTime(x *index, v *violations) {
 			v.add(r.seq, r.timeMs, "llm/retry #%d's wait ran out uncancelled, but no llm/retry-started followed", r.data.Retry)
 		}
 	}
+}
+
+// onTime reports whether a wait of gotMs honoured delayMs: exactly in the simulator (lateMs 0);
+// on real timers never early (beyond the millisecond the log's whole-ms times may shave off) and
+// at most lateMs late.
+func onTime(gotMs int64, delayMs float64, lateMs int64) bool {
+	if lateMs <= 0 {
+		return gotMs == int64(delayMs)
+	}
+	return gotMs >= int64(delayMs)-1 && gotMs <= int64(delayMs)+lateMs
+}
+
+// lateText names the tolerance in a violation, when there was one.
+func lateText(lateMs int64) string {
+	if lateMs <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (late by at most %d ms allowed)", lateMs)
 }
 
 // usedLocalDelay reports whether llm-retry computed r's delay itself rather than taking the

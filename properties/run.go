@@ -31,6 +31,10 @@ type Run struct {
 	// agent has to settle.
 	HorizonMs       int64
 	LivenessBoundMs int64
+	// LateMs is how late a real timer may fire: 0 in the simulator, whose virtual timers are
+	// exact; a log written on the production runtime is checked with a tolerance, because a real
+	// timer fires 1–100 ms late on a busy machine and that lateness is no bug of the harness.
+	LateMs int64
 }
 
 // Trace is what the simulator saw besides the log: when each request, backoff wait and tool call

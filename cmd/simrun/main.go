@@ -40,6 +40,7 @@ func commands() []command {
 		{"fuzz-policy", "fuzz retry policy families' parameters and schedules against the safety properties", runFuzzPolicy},
 		{"check", "validate session logs against the invariant layer and the log-only properties", runCheck},
 		{"merge", "combine the -json summaries of run -shard 1/n … n/n into the whole run's", runMerge},
+		{"serve", "serve a provider plan over loopback HTTP (OpenAI and Anthropic SSE) for real adapters", runServe},
 		{"scenarios", "list the seed article's scenarios", runScenarios},
 		{"scenario", "run one scenario and print its JSON Lines session log", runScenario},
 		{"faults", "list the fault catalogue", runFaults},

@@ -1,0 +1,121 @@
+package faultserver_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/provider/openai"
+	"github.com/turnsim/turnsim/internal/faultserver"
+)
+
+type fixed struct{ t time.Time }
+
+func (f fixed) Now() time.Time { return f.t }
+
+func TestListenRefusesAnyAddressButLoopback(t *testing.T) {
+	s, err := faultserver.New(faultserver.Config{})
+	require.NoError(t, err)
+	for _, addr := range []string{"0.0.0.0:0", "10.0.0.1:0", ":0", "example.com:80", "nonsense"} {
+		_, _, err := faultserver.Listen(context.Background(), addr, s)
+		assert.Error(t, err, addr)
+	}
+}
+
+func TestServesInRequestOrderWithinItsBounds(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	rate := func(form string) faultserver.Step {
+		return faultserver.Step{Answer: faults.Answer{Fail: &faults.Fail{Code: harness.CodeRateLimit, Message: "slow down", Status: 429, RetryAfterMs: 3000}}, RetryAfterForm: form}
+	}
+	s, err := faultserver.New(faultserver.Config{
+		Steps: []faultserver.Step{
+			rate(faultserver.FormMs), rate(faultserver.FormSeconds), rate(faultserver.FormDate),
+			{Answer: faults.Answer{Fail: &faults.Fail{Code: harness.CodeServer, Message: "overloaded", Status: 529}}},
+			{Answer: faults.Answer{Chunks: 2, ChunkDelayMs: 1}, Malformed: true},
+			{Answer: faults.Answer{Chunks: 1, Calls: []faults.Call{{Name: "read", Outcome: faults.OutcomeOK}}, Finish: harness.FinishToolCalls}},
+			{Answer: faults.Answer{Chunks: 1, Finish: harness.FinishMaxTokens}},
+		},
+		MaxRequests: 8,
+		Now:         func() time.Time { return now },
+	})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	url, stopped, err := faultserver.Listen(ctx, "127.0.0.1:0", s)
+	require.NoError(t, err)
+	defer func() { cancel(); <-stopped }()
+	require.True(t, strings.HasPrefix(url, "http://127.0.0.1:"))
+
+	p, err := openai.New(openai.Config{BaseURL: url + "/v1", Model: "m", Clock: fixed{now}, Timeout: 10 * time.Second})
+	require.NoError(t, err)
+	attempt := func() ([]harness.Chunk, harness.Failure) {
+		ctx := context.Background()
+		stream, err := p.Stream(ctx, harness.Request{Messages: []harness.Entry{{Role: harness.RoleUser, Text: "hi"}}})
+		var chunks []harness.Chunk
+		for err == nil {
+			var c harness.Chunk
+			if c, err = stream.Next(ctx); err == nil {
+				chunks = append(chunks, c)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return chunks, harness.Failure{}
+		}
+		f, _ := harness.FailureOf(err)
+		return chunks, f
+	}
+	for _, form := range []string{"ms", "seconds", "date"} {
+		_, f := attempt()
+		assert.Equal(t, harness.CodeRateLimit, f.Code, form)
+		assert.Equal(t, 3000.0, f.ProviderRetryAfterMs, form)
+	}
+	_, f := attempt()
+	assert.Equal(t, harness.Failure{Code: harness.CodeServer, Status: 529, RequestID: "req-4"}, harness.Failure{Code: f.Code, Status: f.Status, RequestID: f.RequestID})
+	chunks, f := attempt()
+	assert.Equal(t, harness.CodeTransport, f.Code, "a malformed event")
+	assert.Len(t, chunks, 2)
+	chunks, f = attempt()
+	require.Empty(t, f.Code)
+	require.Len(t, chunks, 3)
+	assert.Equal(t, "call-6-1", chunks[1].CallID)
+	assert.Equal(t, harness.FinishToolCalls, chunks[2].Finish)
+	chunks, _ = attempt()
+	assert.Equal(t, harness.FinishMaxTokens, chunks[len(chunks)-1].Finish)
+	_, f = attempt()
+	assert.Empty(t, f.Code, "past the plan: the clean answer")
+	_, f = attempt()
+	assert.Equal(t, 503, f.Status, "past MaxRequests: refused")
+	assert.Equal(t, 9, s.Served())
+
+	resp, err := http.Get(url + "/v1/other")
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+}
+
+func TestStopsByItselfAfterMaxDuration(t *testing.T) {
+	s, err := faultserver.New(faultserver.Config{MaxDuration: 50 * time.Millisecond})
+	require.NoError(t, err)
+	_, stopped, err := faultserver.Listen(context.Background(), "127.0.0.1:0", s)
+	require.NoError(t, err)
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not stop by itself")
+	}
+}
+
+func TestBadConfigIsRefused(t *testing.T) {
+	_, err := faultserver.New(faultserver.Config{MaxRequests: -1})
+	assert.Error(t, err)
+	_, err = faultserver.New(faultserver.Config{Steps: []faultserver.Step{{RetryAfterForm: "weeks"}}})
+	assert.ErrorContains(t, err, "weeks")
+}
