@@ -44,8 +44,15 @@ func CheckWith(r *Run, extra []Property) []Violation {
 	if len(extra) == 0 {
 		return all
 	}
+	return append(all, CheckOnly(r, extra)...)
+}
+
+// CheckOnly runs just props (made by Define, or taken from the Catalogue) on r: a user's own
+// properties over a log checked on its own, say.
+func CheckOnly(r *Run, props []Property) []Violation {
+	var all []Violation
 	x := newIndex(r)
-	for _, p := range extra {
+	for _, p := range props {
 		if p.check == nil {
 			panic(fmt.Sprintf("properties: property %q was not made by Define", p.Name))
 		}
