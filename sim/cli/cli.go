@@ -6,7 +6,8 @@
 //	func main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, cli.Options{Agent: myagent.Sim()})) }
 //
 // Exit codes are simrun's: 0 nothing found, 1 a property failed, 2 bad usage, bad input or a
-// configuration the harness refuses.
+// configuration the harness refuses, 3 an internal error (a panic outside the simulated agent:
+// in the command, or in a property's check).
 package cli
 
 import (
@@ -15,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/turnsim/turnsim/faults"
@@ -34,6 +36,7 @@ const (
 	exitOK        = 0
 	exitViolation = 1
 	exitUsage     = 2
+	exitInternal  = 3
 )
 
 type command struct {
@@ -57,7 +60,13 @@ type cli struct {
 
 // Main runs the command args name (run when there is none) on opts.Agent and returns the exit
 // code. An agent the harness refuses is reported once, as the configuration error it is.
-func Main(args []string, stdout, stderr io.Writer, opts Options) int {
+func Main(args []string, stdout, stderr io.Writer, opts Options) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "%s: internal error: %v\nReproduce: %s %s\n%s", opts.Command, p, opts.Command, strings.Join(args, " "), debug.Stack())
+			code = exitInternal
+		}
+	}()
 	if opts.Command == "" {
 		opts.Command = commandName(os.Args[0])
 	}

@@ -56,3 +56,11 @@ func TestOwnPropertyFailsRunAndNamesTheBinary(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, `mysim: unknown command "nope"`)
 }
+
+func TestPanickingOwnPropertyIsAnInternalError(t *testing.T) {
+	broken := properties.Define("broken-check", "panics", func(*properties.Run, *properties.Reporter) { panic("oops") })
+	code, _, stderr := main(sim.Agent{Properties: []properties.Property{broken}}, "repro", "-seed", "1")
+	assert.Equal(t, 3, code)
+	assert.Contains(t, stderr, "internal error: oops")
+	assert.Contains(t, stderr, "Reproduce: mysim repro -seed 1")
+}
