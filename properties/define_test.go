@@ -32,3 +32,25 @@ func TestDefineRefusesWhatCannotBeAProperty(t *testing.T) {
 	assert.Panics(t, func() { properties.Define("liveness", "doc", check) }, "a catalogue name")
 	assert.Panics(t, func() { properties.CheckWith(&properties.Run{}, []properties.Property{{Name: "hand-made"}}) })
 }
+
+// retry-budget allows one request more per retry a user's handler granted itself, and no more.
+func TestRetryBudgetCountsHandlerRetries(t *testing.T) {
+	run := func(granted int) []properties.Violation {
+		r := &properties.Run{Traced: true, Trace: properties.Trace{IdleAtMs: -1}, Policy: harness.RetryPolicy{Mode: harness.ModeNormal, MaxRetries: 1}}
+		for range 4 {
+			r.Trace.Requests = append(r.Trace.Requests, properties.Request{Turn: 1, Step: 1, EndMs: -1})
+		}
+		for range granted {
+			r.Trace.HandlerRetries = append(r.Trace.HandlerRetries, properties.HandlerRetry{Turn: 1, Step: 1})
+		}
+		var budget []properties.Violation
+		for _, v := range properties.Check(r) {
+			if v.Property == "retry-budget" {
+				budget = append(budget, v)
+			}
+		}
+		return budget
+	}
+	assert.Len(t, run(1), 1, "4 requests: 1 + 1 retry + 1 fallback allows 3")
+	assert.Empty(t, run(2))
+}

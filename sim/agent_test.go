@@ -98,8 +98,8 @@ func userAgent(requests *atomic.Int64, extra ...properties.Property) sim.Agent {
 
 func TestUserAgentKeepsEveryProperty(t *testing.T) {
 	var requests atomic.Int64
-	s := sim.RunSeeds(sim.RunOptions{Start: 1, Count: 300, Agent: userAgent(&requests)})
-	assert.Empty(t, s.Failures)
+	s := sim.RunSeeds(sim.RunOptions{Start: 1, Count: 300, Agent: userAgent(&requests), CheckDeterminism: true})
+	assert.Empty(t, s.Failures, "every property holds, and every seed's two runs wrote the same bytes")
 	assert.Empty(t, s.ConfigError)
 	assert.Positive(t, requests.Load(), "the middleware saw the requests")
 	assert.Positive(t, s.FaultCoverage["tool-panic"], "the world's tool faults strike the user's tool")
