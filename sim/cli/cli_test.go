@@ -64,3 +64,12 @@ func TestPanickingOwnPropertyIsAnInternalError(t *testing.T) {
 	assert.Contains(t, stderr, "internal error: oops")
 	assert.Contains(t, stderr, "Reproduce: mysim repro -seed 1")
 }
+
+func TestRunTakesShardAndDeterminism(t *testing.T) {
+	code, out, stderr := main(sim.Agent{}, "run", "-seeds", "20", "-shard", "2/4", "-check-determinism")
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "seeds              5 (from 1, shard 2/4)")
+	code, _, stderr = main(sim.Agent{}, "run", "-shard", "5/4")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "-shard")
+}

@@ -14,7 +14,7 @@ import (
 // run runs a seed range, prints the summary (or its JSON), and for each failing seed (the first
 // ten) a repro line naming this binary; with -corpus, the failures are shrunk and saved there.
 func (c *cli) run(args []string) int {
-	fs := c.flagSet("run", "run [-seeds N] [-seed S] [-faults a,b] [-workers N] [-json] [-corpus DIR] [-shrink-budget D]")
+	fs := c.flagSet("run", "run [-seeds N] [-seed S] [-faults a,b] [-workers N] [-shard i/n] [-check-determinism] [-json] [-corpus DIR] [-shrink-budget D]")
 	seeds := fs.Int("seeds", 1000, "how many seeds to run")
 	start := fs.Int64("seed", 1, "the first seed")
 	faultNames := fs.String("faults", "", "restrict the swarm to these faults (comma-separated)")
@@ -22,6 +22,8 @@ func (c *cli) run(args []string) int {
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
 	corpus := fs.String("corpus", "", "shrink each failing seed and save its schedule in DIR")
 	budget := fs.Duration("shrink-budget", 30*time.Second, "wall time to spend shrinking, in all")
+	shardFlag := fs.String("shard", "", "run only shard i of n of the range (i from 1), as simrun does")
+	determinism := fs.Bool("check-determinism", false, "run every seed twice and report a seed whose two logs differ")
 	positional, code, ok := parse(fs, args)
 	if !ok {
 		return code
@@ -36,7 +38,13 @@ func (c *cli) run(args []string) int {
 	if err != nil {
 		return c.usageError("-faults: %v", err)
 	}
-	s := sim.RunSeeds(sim.RunOptions{Start: *start, Count: *seeds, Workers: *workers, Faults: allowed, Agent: c.opts.Agent})
+	var shard sim.Shard
+	if *shardFlag != "" {
+		if shard, err = sim.ParseShard(*shardFlag); err != nil {
+			return c.usageError("-shard: %v", err)
+		}
+	}
+	s := sim.RunSeeds(sim.RunOptions{Start: *start, Count: *seeds, Workers: *workers, Faults: allowed, Shard: shard, CheckDeterminism: *determinism, Agent: c.opts.Agent})
 	if *asJSON {
 		data, err := json.MarshalIndent(s, "", "  ")
 		if err != nil {
@@ -79,7 +87,7 @@ func (c *cli) faultsFlag(allowed []string) string {
 
 func (c *cli) printSummary(s sim.Summary) {
 	w := c.stdout
-	fmt.Fprintf(w, "seeds              %d (from %d)\n", s.Seeds, s.FirstSeed)
+	fmt.Fprintf(w, "seeds              %d (from %d, shard %s)\n", s.Seeds, s.FirstSeed, s.Shard)
 	fmt.Fprintf(w, "violations         %d\n", s.Violations)
 	for _, p := range c.propertyNames() {
 		if n := s.ViolationsByProperty[p]; n > 0 {
