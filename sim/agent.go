@@ -28,7 +28,8 @@ type Agent struct {
 	NewHandlers func(rt harness.Runtime) []harness.RequestErrorHandler
 	// Tools makes the tools (Config.Tools), given the runtime they must wait through: a tool
 	// never sleeps with time.Sleep or waits on a timer of its own, but calls rt.Sleep(d, ctx),
-	// so that its time is virtual and honours the step's cancellation. nil: turnsim's simulated
+	// so that its time is virtual and honours the step's cancellation (a tool that runs on past
+	// its step's cancellation is reported by tool-context-cancelled). nil: turnsim's simulated
 	// tools. The world wraps each tool with the seed's tool faults, and the simulated provider
 	// calls these names.
 	Tools func(rt harness.Runtime) []harness.Tool

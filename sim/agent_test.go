@@ -176,3 +176,17 @@ func TestRefusedConfigurationIsReportedOnceNamingTheField(t *testing.T) {
 	assert.Zero(t, s.Seeds)
 	assert.Contains(t, s.ConfigError, `tool "x" needs a name and a Run function`)
 }
+
+// A user's tool that does not honour its context (it waits without it) is reported by
+// tool-context-cancelled: the world expects every tool to stop when its step is cancelled,
+// unless the plan itself made the call ignore cancellation.
+func TestUserToolIgnoringItsContextIsReported(t *testing.T) {
+	agent := sim.Agent{Tools: func(rt harness.Runtime) []harness.Tool {
+		return []harness.Tool{{Name: "slow", Parallel: true, Run: func(ctx context.Context, arguments string) (string, error) {
+			_ = rt.Sleep(500 * time.Millisecond) // the defect: no ctx
+			return "done", nil
+		}}}
+	}}
+	s := sim.RunSeeds(sim.RunOptions{Start: 1, Count: 300, Agent: agent})
+	assert.Positive(t, s.ViolationsByProperty["tool-context-cancelled"])
+}
