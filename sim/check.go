@@ -126,6 +126,6 @@ func shrunkReport(f SeedViolations, opts CheckOptions) string {
 	if !r.Complete {
 		complete = "stopped at its time budget"
 	}
-	return fmt.Sprintf("seed %d shrunk for %s: size %d → %d in %d runs (%s)\n  shrunk plan: %s\n  its run:\n%s",
+	return fmt.Sprintf("seed %d shrunk for %s: size %d → %d in %d runs (%s)\n  shrunk plan (calls by the plan's tool names; the run shows yours): %s\n  its run:\n%s",
 		f.Seed, property, r.SizeBefore, r.SizeAfter, r.Runs, complete, plan, Timeline(out.Log, start))
 }
