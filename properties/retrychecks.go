@@ -232,14 +232,17 @@ func checkRetryBudget(x *index, v *violations) {
 	for _, r := range x.run.Trace.Requests {
 		requests[[2]int{r.Turn, r.Step}]++
 	}
-	allowed := 1 + budget + x.run.CompactionBudget
+	granted := map[[2]int]int{} // by a user's handler: each one request more
+	for _, r := range x.run.Trace.HandlerRetries {
+		granted[[2]int{r.Turn, r.Step}]++
+	}
 	keys := make([][2]int, 0, len(requests))
 	for key := range requests {
 		keys = append(keys, key)
 	}
 	slices.SortFunc(keys, func(a, b [2]int) int { return cmp.Or(a[0]-b[0], a[1]-b[1]) }) // violations in a stable order
 	for _, key := range keys {
-		if n := requests[key]; n > allowed {
+		if n, allowed := requests[key], 1+budget+x.run.CompactionBudget+granted[key]; n > allowed {
 			v.add(0, -1, "turn %d step %d sent %d requests; normal mode allows %d", key[0], key[1], n, allowed)
 		}
 	}

@@ -66,6 +66,15 @@ type Trace struct {
 	// that moment would leave on the disk. Nil when the run kept no durable log (it crashed
 	// nothing) or ended with the agent down.
 	DurableAtEnd []byte
+	// HandlerRetries are the retries a user's request-error handler granted on its own authority
+	// (a fallback to another model): each re-sends a request that no budget of llm-retry's or
+	// compaction's covers.
+	HandlerRetries []HandlerRetry
+}
+
+// HandlerRetry is one retry a user's handler granted, in a turn's step.
+type HandlerRetry struct {
+	Turn, Step int
 }
 
 // Crash is the agent's process dying: at a scheduling point, or inside an append (InAppend)

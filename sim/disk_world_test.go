@@ -16,7 +16,7 @@ import (
 func TestTheWorldRunsTheRealFileStoreThroughATornWrite(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	for seed := int64(1); seed <= 500; seed++ {
-		w, out := runWorld(NewSchedule(seed, []string{faults.TornWrite}), nil)
+		w, out := runWorld(NewSchedule(seed, []string{faults.TornWrite}), Agent{})
 		torn := false
 		for _, r := range out.Trace.Restarts {
 			torn = torn || r.Torn
@@ -47,7 +47,7 @@ func TestAPowerLossTakesOnlyWhatNoAppendReturnedFor(t *testing.T) {
 		// power losses among enough work (sends, tool calls, slow streams) that an armed loss
 		// finds an append to strike inside
 		s := NewSchedule(seed, []string{faults.PowerLoss, faults.Followup, faults.Steer, faults.ToolCalls, faults.ToolLatency, faults.SlowStream})
-		w, out := runWorld(s, nil)
+		w, out := runWorld(s, Agent{})
 		assert.Empty(t, out.Violations, "seed %d", seed)
 		for _, c := range out.Trace.Crashes {
 			require.True(t, c.PowerLoss, "seed %d: only power losses are planned", seed)

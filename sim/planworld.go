@@ -22,6 +22,8 @@ type planProvider struct {
 	tracer  *tracer
 	plan    *faults.Plan
 	served  int
+	// userTools, if set, renames planned calls onto the user's tools (see usertools.go).
+	userTools *userTools
 }
 
 // cleanAnswer is what the provider says once the plan is used up or the horizon has passed.
@@ -123,14 +125,21 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 func (s *planStream) toolCallChunk(j int) harness.Chunk {
 	call := s.answer.Calls[j]
 	callID := fmt.Sprintf("call-%d-%d", s.index+1, j+1)
-	arguments, err := json.Marshal(toolArguments{CallID: callID, Call: call})
+	args, name := toolArguments{CallID: callID, Call: call}, call.Name
+	if u := s.provider.userTools; u != nil {
+		name = u.rename(call.Name)
+		if u.known(name) {
+			args.Input = u.input(name)
+		}
+	}
+	arguments, err := json.Marshal(args)
 	if err != nil {
 		panic("sim: invariant: a plan call does not encode: " + err.Error())
 	}
 	if slices.Contains(call.Faults, faults.ToolUnknown) {
 		s.provider.tracer.strike(faults.ToolUnknown) // the world asks for a tool nobody registered
 	}
-	return harness.Chunk{Kind: harness.ChunkToolCall, CallID: callID, Name: call.Name, Arguments: string(arguments)}
+	return harness.Chunk{Kind: harness.ChunkToolCall, CallID: callID, Name: name, Arguments: string(arguments)}
 }
 
 // failureError builds the error a provider returns for a planned failure.
@@ -164,6 +173,9 @@ func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 type toolArguments struct {
 	CallID string `json:"callId"`
 	faults.Call
+	// Input is what a user's tool is called with (see Agent.Arguments); turnsim's own tools
+	// take none.
+	Input string `json:"input,omitempty"`
 }
 
 // errToolFailed is what a tool planned to fail returns.
@@ -194,23 +206,7 @@ func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.
 				t.strike(f) // the planned latency begins now
 			}
 		}
-		run := properties.ToolRun{CallID: args.CallID, Name: name, StartMs: t.nowMs(), EndMs: -1, Parallel: parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel}
-		t.mu.Lock()
-		t.toolsRunning++
-		t.toolOrder++
-		run.StartOrder, run.EndOrder = t.toolOrder, -1
-		t.trace.Tools = append(t.trace.Tools, run)
-		index := len(t.trace.Tools) - 1
-		t.mu.Unlock()
-		finish := func(outcome, content string) {
-			now := t.nowMs()
-			t.mu.Lock()
-			t.toolsRunning--
-			t.toolOrder++
-			t.trace.Tools[index].EndMs, t.trace.Tools[index].Outcome, t.trace.Tools[index].Content = now, outcome, content
-			t.trace.Tools[index].EndOrder = t.toolOrder
-			t.mu.Unlock()
-		}
+		finish := t.toolStarted(properties.ToolRun{CallID: args.CallID, Name: name, Parallel: parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel})
 		var err error
 		if call.IgnoreCancel {
 			err = s.Sleep(ms(call.LatencyMs))
@@ -239,4 +235,25 @@ func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.
 		finish(faults.OutcomeOK, content)
 		return content, nil
 	}}
+}
+
+// toolStarted records a tool run starting now and returns what records its end.
+func (t *tracer) toolStarted(run properties.ToolRun) (finish func(outcome, content string)) {
+	run.StartMs, run.EndMs = t.nowMs(), -1
+	t.mu.Lock()
+	t.toolsRunning++
+	t.toolOrder++
+	run.StartOrder, run.EndOrder = t.toolOrder, -1
+	t.trace.Tools = append(t.trace.Tools, run)
+	index := len(t.trace.Tools) - 1
+	t.mu.Unlock()
+	return func(outcome, content string) {
+		now := t.nowMs()
+		t.mu.Lock()
+		t.toolsRunning--
+		t.toolOrder++
+		t.trace.Tools[index].EndMs, t.trace.Tools[index].Outcome, t.trace.Tools[index].Content = now, outcome, content
+		t.trace.Tools[index].EndOrder = t.toolOrder
+		t.mu.Unlock()
+	}
 }

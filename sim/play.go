@@ -22,12 +22,15 @@ type world struct {
 	// scheduler is the deterministic scheduler, or nil on another runtime (which cannot kill a
 	// group of tasks, so crash actions are skipped there).
 	scheduler *Scheduler
-	// newStrategy, if set, makes the user's retry strategy for each incarnation (instead of the
-	// plan's seed policy).
-	newStrategy func() harness.RetryStrategy
-	tracer      *tracer
-	store       *simStore // the current incarnation's
-	provider    *planProvider
+	// user is the user's part of the agent's configuration (the zero Agent: turnsim's own), and
+	// userTools what the world knows of its tools (nil: turnsim's simulated tools).
+	user      Agent
+	userTools *userTools
+	// compactionBudget is the budget of the compaction handler the agent runs with (0: none).
+	compactionBudget int
+	tracer           *tracer
+	store            *simStore // the current incarnation's
+	provider         *planProvider
 	// keepDurable is set when the plan crashes the agent: then the agent's log goes through the
 	// real file store (harness/filestore) to the simulated disk, and armed is a crash waiting for
 	// the next append of an agent task.
@@ -64,10 +67,11 @@ type world struct {
 // errCrashed ends an incarnation's life: its process died.
 var errCrashed = errors.New("sim: the agent's process crashed")
 
-func newWorld(schedule Schedule, rt harness.Runtime, scheduler *Scheduler) *world {
+func newWorld(schedule Schedule, rt harness.Runtime, scheduler *Scheduler, user Agent) *world {
 	t := newTracer(rt)
-	w := &world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t}
-	w.provider = &planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan}
+	w := &world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user}
+	w.userTools = newUserTools(user, rt, schedule.Seed)
+	w.provider = &planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools}
 	w.keepDurable = w.plansCrashes()
 	if w.keepDurable {
 		w.disk = newDisk()
@@ -203,25 +207,41 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 	if plan.HarnessDefaults {
 		policy, poolLimit = nil, 0 // the harness's own defaults, judged by the spec's the plan records
 	}
+	if w.user.MaxParallelToolCalls > 0 {
+		poolLimit = w.user.MaxParallelToolCalls
+	}
 	t := w.tracer
 	var handlers []harness.RequestErrorHandler
-	if plan.CompactionBudget > 0 {
+	if w.user.NewHandlers != nil {
+		handlers = w.user.NewHandlers(rt)
+		w.compactionBudget = compactionBudgetOf(handlers)
+		handlers = countHandlerRetries(handlers, t)
+	} else if plan.CompactionBudget > 0 {
+		w.compactionBudget = plan.CompactionBudget
 		var compaction harness.RequestErrorHandler = &harness.CompactionHandler{BudgetPerStep: plan.CompactionBudget}
 		if plan.CompactionDelayMs > 0 {
 			compaction = &deliberatingHandler{inner: compaction, rt: rt, tracer: t, delayMs: plan.CompactionDelayMs}
 		}
 		handlers = append(handlers, compaction)
 	}
+	tools := planTools(w.rt, t)
+	if w.user.Tools != nil {
+		tools = wrapUserTools(w.user.Tools(w.rt), w.rt, t)
+	}
+	var provider harness.Provider = w.provider
+	if w.user.WrapProvider != nil {
+		provider = w.user.WrapProvider(provider)
+	}
 	w.store = &simStore{world: w, log: log}
 	agent, err := harness.New(harness.Config{
-		Provider:             w.provider,
+		Provider:             provider,
 		Runtime:              tracingRuntime{Runtime: rt, tracer: t, session: func() *harness.Session { return w.agent.Session() }},
 		Random:               faults.NewRand(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16)),
 		Store:                w.store,
 		RetryPolicy:          policy,
 		RetryStrategy:        w.strategy(),
 		Handlers:             handlers,
-		Tools:                planTools(w.rt, t),
+		Tools:                tools,
 		MaxParallelToolCalls: poolLimit,
 		OnError: func(e harness.AgentError) {
 			if incarnation == w.incarnation && !w.down {
@@ -250,10 +270,10 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 
 // strategy makes the incarnation's retry strategy: the user's, or nil for the plan's policy.
 func (w *world) strategy() harness.RetryStrategy {
-	if w.newStrategy == nil {
+	if w.user.NewStrategy == nil {
 		return nil
 	}
-	return w.newStrategy()
+	return w.user.NewStrategy()
 }
 
 // perform does one action and records it in the trace.
@@ -338,4 +358,15 @@ func (w *world) perform(action int, a faults.Action) {
 	default:
 		panic(fmt.Sprintf("sim: invariant: a validated plan has an action of kind %q", a.Kind))
 	}
+}
+
+// compactionBudgetOf is the budget of the first compaction handler among handlers (0: none), so
+// that the properties about compaction judge a user's waterfall that has one.
+func compactionBudgetOf(handlers []harness.RequestErrorHandler) int {
+	for _, h := range handlers {
+		if c, ok := h.(*harness.CompactionHandler); ok {
+			return c.BudgetPerStep
+		}
+	}
+	return 0
 }

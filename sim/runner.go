@@ -54,6 +54,9 @@ type RunOptions struct {
 	CheckDeterminism bool
 	// Progress, if set, is called from the workers as seeds finish (done of total).
 	Progress func(done, total int)
+	// Agent is the user's agent to run in every seed's world (the zero Agent: turnsim's own),
+	// with its own properties.
+	Agent Agent
 }
 
 // Selected is how many seeds the options select: Count, or this shard's share of it. It is
@@ -109,13 +112,18 @@ type SeedResult struct {
 
 // RunSeed runs one seed's schedule (twice when checking determinism).
 func RunSeed(seed int64, allowed []string, checkDeterminism bool) SeedResult {
-	o := RunSchedule(NewSchedule(seed, allowed))
+	return RunSeedAgent(seed, allowed, checkDeterminism, Agent{})
+}
+
+// RunSeedAgent runs one seed's schedule with the user's agent (twice when checking determinism).
+func RunSeedAgent(seed int64, allowed []string, checkDeterminism bool, agent Agent) SeedResult {
+	o := RunScheduleAgent(NewSchedule(seed, allowed), agent)
 	r := SeedResult{
 		Seed: seed, Digest: o.Digest, Violations: o.Violations, Exercised: o.Exercised,
 		Outcomes: o.Outcomes, VirtualMs: o.Report.VirtualElapsed.Milliseconds(), Handoffs: o.Report.Handoffs,
 	}
 	if checkDeterminism {
-		again := RunSchedule(NewSchedule(seed, allowed))
+		again := RunScheduleAgent(NewSchedule(seed, allowed), agent)
 		if again.Digest != o.Digest {
 			r.Violations = append(r.Violations, properties.Violation{
 				Property: DeterminismProperty, AtMs: -1,
@@ -130,8 +138,14 @@ func RunSeed(seed int64, allowed []string, checkDeterminism bool) SeedResult {
 // the seeds it runs into its own partial summary as they finish, and the partial summaries are
 // merged at the end: memory stays flat whatever the seed count, and since every part of the
 // fold is order-independent (counters, the lowest failing seeds, a sum of seed digests), the
-// summary is the same whatever Workers is (but for the timings).
+// summary is the same whatever Workers is (but for the timings). An agent the harness refuses
+// runs no seed: the summary says why in ConfigError, once.
 func RunSeeds(opts RunOptions) Summary {
+	if err := opts.Agent.Validate(); err != nil {
+		s := newFold().summary()
+		s.FirstSeed, s.Shard, s.ConfigError = opts.Start, opts.Shard.String(), err.Error()
+		return s
+	}
 	total := opts.Selected()
 	workers := opts.Workers
 	if workers <= 0 {
@@ -153,7 +167,7 @@ func RunSeeds(opts RunOptions) Summary {
 					return
 				}
 				began := time.Now()
-				r := RunSeed(opts.SeedAt(int(i)), opts.Faults, opts.CheckDeterminism)
+				r := RunSeedAgent(opts.SeedAt(int(i)), opts.Faults, opts.CheckDeterminism, opts.Agent)
 				r.Wall = time.Since(began)
 				f.add(r)
 				if n := done.Add(1); opts.Progress != nil {

@@ -46,6 +46,8 @@ const (
 	streamScheduler
 	streamHarness
 	streamStrategy
+	// streamToolArguments feeds the arguments of calls to a user's tools (Agent.Arguments).
+	streamToolArguments
 )
 
 // deriveSeed mixes a seed and a stream number with SplitMix64's finaliser.

@@ -38,8 +38,12 @@ func Size(s Schedule) int {
 }
 
 // Fails reports whether running s breaks property.
-func Fails(s Schedule, property string) bool {
-	for _, v := range RunSchedule(s).Violations {
+func Fails(s Schedule, property string) bool { return FailsAgent(s, property, Agent{}) }
+
+// FailsAgent reports whether running s with the user's agent breaks property (a catalogue
+// property or one of the agent's own).
+func FailsAgent(s Schedule, property string, agent Agent) bool {
+	for _, v := range RunScheduleAgent(s, agent).Violations {
 		if v.Property == property {
 			return true
 		}
@@ -49,7 +53,12 @@ func Fails(s Schedule, property string) bool {
 
 // Shrink minimises s while property still fails on it, for at most budget of wall time.
 func Shrink(s Schedule, property string, budget time.Duration) ShrinkResult {
-	r := shrinkWhile(s, func(c Schedule) bool { return Fails(c, property) }, budget)
+	return ShrinkAgent(s, property, budget, Agent{})
+}
+
+// ShrinkAgent minimises s while property still fails on it with the user's agent.
+func ShrinkAgent(s Schedule, property string, budget time.Duration, agent Agent) ShrinkResult {
+	r := shrinkWhile(s, func(c Schedule) bool { return FailsAgent(c, property, agent) }, budget)
 	r.Property = property
 	return r
 }

@@ -52,6 +52,9 @@ type Summary struct {
 	// SlowestSeeds are the seeds that took the most wall time, slowest first: where a livelock
 	// or a costly schedule shows up, and what to profile.
 	SlowestSeeds []SlowSeed `json:"slowestSeeds"`
+	// ConfigError is set when the agent's configuration was refused (see Agent.Validate): then
+	// no seed ran.
+	ConfigError string `json:"configError,omitempty"`
 }
 
 // FailuresKept bounds the failing seeds a summary lists (with their violations): a planted bug

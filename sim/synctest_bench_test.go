@@ -42,7 +42,7 @@ func BenchmarkSynctestPair(b *testing.B) {
 		inTest(b, func(t *testing.T) {
 			for i := range b.N {
 				synctest.Test(t, func(*testing.T) {
-					w := newWorld(schedules[i%len(schedules)], harness.NewProductionRuntime(clock.New()), nil)
+					w := newWorld(schedules[i%len(schedules)], harness.NewProductionRuntime(clock.New()), nil, Agent{})
 					w.play()
 					events += w.agent.Session().Len()
 				})
@@ -103,7 +103,7 @@ func playOnScheduler(schedule Schedule) *world {
 		MaxHandoffs:    handoffLimit(schedule),
 		MaxTasks:       taskLimit(schedule),
 	})
-	w := newWorld(schedule, scheduler, scheduler)
+	w := newWorld(schedule, scheduler, scheduler, Agent{})
 	scheduler.Run("main", w.play)
 	return w
 }

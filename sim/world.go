@@ -71,12 +71,19 @@ func RunSchedule(schedule Schedule) Outcome { return RunScheduleWith(schedule, n
 // properties about the seed's own formula step aside; every other one still holds, and the
 // strategy must keep its own cap and budget.
 func RunScheduleWith(schedule Schedule, newStrategy func() harness.RetryStrategy) Outcome {
-	_, out := runWorld(schedule, newStrategy)
+	return RunScheduleAgent(schedule, Agent{NewStrategy: newStrategy})
+}
+
+// RunScheduleAgent plays a schedule with the user's agent (see Agent) in place of turnsim's
+// own, and checks the catalogue and the agent's own properties. The agent must be valid (see
+// Agent.Validate): one the harness refuses panics here, since no schedule can run it.
+func RunScheduleAgent(schedule Schedule, agent Agent) Outcome {
+	_, out := runWorld(schedule, agent)
 	return out
 }
 
 // runWorld is RunScheduleWith, returning the world too, for tests to look inside (at its disk).
-func runWorld(schedule Schedule, newStrategy func() harness.RetryStrategy) (*world, Outcome) {
+func runWorld(schedule Schedule, agent Agent) (*world, Outcome) {
 	scheduler := NewScheduler(SchedulerOptions{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
 		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
@@ -84,8 +91,7 @@ func runWorld(schedule Schedule, newStrategy func() harness.RetryStrategy) (*wor
 		MaxTasks:       taskLimit(schedule),
 		PCTDepth:       schedule.Depth,
 	})
-	w := newWorld(schedule, scheduler, scheduler)
-	w.newStrategy = newStrategy
+	w := newWorld(schedule, scheduler, scheduler, agent)
 	report := scheduler.Run("main", w.play)
 	w.keepDurableAtEnd()
 	w.tracer.trace.EndMs = report.VirtualElapsed.Milliseconds()
@@ -99,8 +105,8 @@ func runWorld(schedule Schedule, newStrategy func() harness.RetryStrategy) (*wor
 func finishOutcome(w *world, report *RunReport) Outcome {
 	schedule, agent, t := w.schedule, w.agent, w.tracer
 	var strategy *properties.StrategyInfo
-	if w.newStrategy != nil {
-		s := w.newStrategy()
+	if w.user.NewStrategy != nil {
+		s := w.user.NewStrategy()
 		strategy = &properties.StrategyInfo{Key: s.Key(), Mode: s.Mode(), Budget: s.Budget(), CapMs: s.CapMs()}
 	}
 	out := Outcome{Schedule: schedule, Trace: t.trace, Report: report}
@@ -114,21 +120,29 @@ func finishOutcome(w *world, report *RunReport) Outcome {
 	out.JSONL = jsonl
 	out.Digest = sha256.Sum256(out.JSONL)
 	plan := schedule.Plan
-	out.Violations = properties.Check(&properties.Run{
+	parallelTools, exclusiveTools := faults.ParallelTools, faults.ExclusiveTools
+	if u := w.userTools; u != nil {
+		parallelTools, exclusiveTools = u.parallel, u.exclusive
+	}
+	poolLimit := plan.MaxParallelToolCalls
+	if w.user.MaxParallelToolCalls > 0 {
+		poolLimit = w.user.MaxParallelToolCalls
+	}
+	out.Violations = properties.CheckWith(&properties.Run{
 		Traced:               true,
 		Log:                  out.Log,
 		JSONL:                out.JSONL,
 		Trace:                t.trace,
 		Policy:               plan.Policy,
 		Strategy:             strategy,
-		MaxParallelToolCalls: plan.MaxParallelToolCalls,
-		ParallelTools:        faults.ParallelTools,
-		ExclusiveTools:       faults.ExclusiveTools,
-		CompactionBudget:     plan.CompactionBudget,
+		MaxParallelToolCalls: poolLimit,
+		ParallelTools:        parallelTools,
+		ExclusiveTools:       exclusiveTools,
+		CompactionBudget:     w.compactionBudget,
 		StartMs:              t.start.UnixMilli(),
 		HorizonMs:            plan.HorizonMs,
 		LivenessBoundMs:      livenessBoundMs,
-	})
+	}, w.user.Properties)
 	for _, name := range faults.Names() {
 		if t.exercised[name] > 0 {
 			out.Exercised = append(out.Exercised, name)
@@ -157,7 +171,7 @@ func (o Outcome) VirtualDuration() time.Duration { return o.Report.VirtualElapse
 // at-a-time order to be traced faithfully is skipped there: crashes and power losses, observer
 // callbacks and same-instant send/cancel races.
 func PlaySchedule(schedule Schedule, rt harness.Runtime) Outcome {
-	w := newWorld(schedule, rt, nil)
+	w := newWorld(schedule, rt, nil, Agent{})
 	w.play()
 	elapsed := w.tracer.elapsed()
 	w.tracer.trace.EndMs = elapsed.Milliseconds()

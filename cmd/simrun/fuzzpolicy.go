@@ -114,9 +114,9 @@ func fuzzFamilies(policies string) ([]sim.PolicyFamily, error) {
 
 // fuzzRepeatCommand is the one command that repeats this fuzzing run draw for draw.
 func fuzzRepeatCommand(seed uint64, checks int, policies string, sel *selection) string {
-	cmd := "go run ./cmd/simrun fuzz-policy"
+	cmd := self("") + " fuzz-policy"
 	if plantedBuild { // the planted families, and -plant, exist only there
-		cmd = "go run -tags plantedbugs ./cmd/simrun fuzz-policy"
+		cmd = self("-tags plantedbugs") + " fuzz-policy"
 	}
 	if sel.plant != "" {
 		cmd += " -plant " + sel.plant

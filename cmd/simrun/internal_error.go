@@ -39,7 +39,7 @@ func recoverInternal(args []string, stderr io.Writer, code *int) {
 
 // reproduceLine is the command line that ran, quoted for a shell.
 func reproduceLine(args []string) string {
-	parts := []string{"go run ./cmd/simrun"}
+	parts := []string{self("")}
 	for _, a := range args {
 		parts = append(parts, shellQuote(a))
 	}

@@ -60,16 +60,16 @@ func (s *selection) describe() string {
 // reproFileCommand is the command that replays a saved schedule under this selection.
 func (s *selection) reproFileCommand(path string) string {
 	if s.plant != "" {
-		return "go run -tags plantedbugs ./cmd/simrun repro -plant " + s.plant + " " + path
+		return self("-tags plantedbugs") + " repro -plant " + s.plant + " " + path
 	}
-	return "go run ./cmd/simrun repro " + path
+	return self("") + " repro " + path
 }
 
 // reproCommand is the one command that reproduces seed under this selection.
 func (s *selection) reproCommand(seed int64) string {
-	cmd := "go run ./cmd/simrun repro -seed " + fmt.Sprint(seed)
+	cmd := self("") + " repro -seed " + fmt.Sprint(seed)
 	if s.plant != "" {
-		cmd = "go run -tags plantedbugs ./cmd/simrun repro -seed " + fmt.Sprint(seed) + " -plant " + s.plant
+		cmd = self("-tags plantedbugs") + " repro -seed " + fmt.Sprint(seed) + " -plant " + s.plant
 	}
 	if s.faults != "" {
 		cmd += " -faults " + s.faults

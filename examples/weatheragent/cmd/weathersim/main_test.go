@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"example.com/weatheragent/weathersim"
+	"github.com/turnsim/turnsim/sim/cli"
+)
+
+func weathersimRun(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := cli.Main(args, &stdout, &stderr, cli.Options{Agent: weathersim.Agent(), Command: "go run ./cmd/weathersim"})
+	return code, stdout.String(), stderr.String()
+}
+
+// TestOwnPropertyAndToolShowInSimrunOutput: the agent's property is listed and judged, its tool
+// is what the simulated model calls.
+func TestOwnPropertyAndToolShowInSimrunOutput(t *testing.T) {
+	code, out, _ := weathersimRun("properties")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "forecast-names-its-city")
+
+	code, out, stderr := weathersimRun("repro", "-seed", "46")
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, "tool/call")
+	assert.Contains(t, out, "forecast")
+	assert.Contains(t, out, "no violations")
+
+	code, out, stderr = weathersimRun("run", "-seeds", "200", "-json")
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, `"seeds": 200`)
+
+	log := filepath.Join(t.TempDir(), "session.jsonl")
+	code, _, stderr = weathersimRun("repro", "-seed", "46", "-log", log)
+	require.Equal(t, 0, code, stderr)
+	code, out, _ = weathersimRun("check", log)
+	assert.Equal(t, 0, code, out)
+	assert.Contains(t, out, "ok (")
+	_, err := os.Stat(log)
+	assert.NoError(t, err)
+}
