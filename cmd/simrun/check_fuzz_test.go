@@ -40,7 +40,7 @@ func FuzzCheck(f *testing.F) {
 	// directory per input would make the engine's minimisation of a new input crawl.
 	path := filepath.Join(f.TempDir(), "session.jsonl")
 	// FILE:LINE: RULE: message, or FILE: RULE: message for a property that blames no single event.
-	violation := regexp.MustCompile(`^` + regexp.QuoteMeta(path) + `(:[1-9][0-9]*)?: ([a-z-]+): .`)
+	violation := regexp.MustCompile(`^` + regexp.QuoteMeta(path) + `(:[1-9][0-9]*)?: ([a-z0-9-]+): .`)
 	summary := regexp.MustCompile(`^` + regexp.QuoteMeta(path) + `: \d+ events?, (ok|\d+ violations?)(; needs crash repair: turn \d+ is open .*)?( \(properties not checked: .*\))?$`)
 
 	f.Fuzz(func(t *testing.T, input []byte) {
