@@ -54,6 +54,9 @@ type RunOptions struct {
 	CheckDeterminism bool
 	// Progress, if set, is called from the workers as seeds finish (done of total).
 	Progress func(done, total int)
+	// ProgressFailing, if set, is called like Progress with the number of failing seeds so far
+	// too: what a progress line off a terminal reports.
+	ProgressFailing func(done, total, failing int)
 	// Agent is the user's agent to run in every seed's world (the zero Agent: turnsim's own),
 	// with its own properties.
 	Agent Agent
@@ -153,7 +156,7 @@ func RunSeeds(opts RunOptions) Summary {
 	}
 	workers = max(1, min(workers, total))
 	folds := make([]*fold, workers)
-	var next, done atomic.Int64
+	var next, done, failing atomic.Int64
 	var wg sync.WaitGroup
 	begin := time.Now()
 	for w := range workers {
@@ -169,9 +172,17 @@ func RunSeeds(opts RunOptions) Summary {
 				began := time.Now()
 				r := RunSeedAgent(opts.SeedAt(int(i)), opts.Faults, opts.CheckDeterminism, opts.Agent)
 				r.Wall = time.Since(began)
+				failed := len(r.Violations) > 0
 				f.add(r)
-				if n := done.Add(1); opts.Progress != nil {
+				if failed {
+					failing.Add(1)
+				}
+				n := done.Add(1)
+				if opts.Progress != nil {
 					opts.Progress(int(n), total)
+				}
+				if opts.ProgressFailing != nil {
+					opts.ProgressFailing(int(n), total, int(failing.Load()))
 				}
 			}
 		}(folds[w])

@@ -3,6 +3,7 @@ package sim
 import (
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/properties"
 )
 
 // sweep picks a seed count: the full one normally, a small one under the race detector.
@@ -179,4 +181,24 @@ func TestPCTSchedules(t *testing.T) {
 	assert.ErrorContains(t, bad.Validate(), "pct needs a depth")
 	bad.Strategy, bad.Depth = StrategyUniform, 3
 	assert.ErrorContains(t, bad.Validate(), "only the pct strategy has a depth")
+}
+
+// ProgressFailing reports the failing seeds so far: here a user property that fails on every
+// odd seed, so the last call counts half of them.
+func TestProgressFailingCountsFailingSeeds(t *testing.T) {
+	odd := properties.Define("odd-seeds-fail", "fails on runs whose log has an odd number of events", func(r *properties.Run, report *properties.Reporter) {
+		if len(r.Log)%2 == 1 {
+			report.Errorf(0, -1, "odd")
+		}
+	})
+	var mu sync.Mutex
+	last := 0
+	s := RunSeeds(RunOptions{Start: 1, Count: 40, Workers: 2, Agent: Agent{Properties: []properties.Property{odd}},
+		ProgressFailing: func(done, total, failing int) {
+			mu.Lock()
+			defer mu.Unlock()
+			last = max(last, failing)
+		}})
+	require.Positive(t, s.FailingSeedCount)
+	assert.Equal(t, s.FailingSeedCount, last, "the last progress call knows every failing seed")
 }

@@ -133,7 +133,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "%v", err)
 	}
 	progress := newProgress(stderr, mode)
-	opts.Progress = func(done, total int) { progress.update(done, total, failuresUnknown) }
+	opts.ProgressFailing = func(done, total, failing int) { progress.update(done, total, failing) }
 	summary := sim.RunSeeds(opts)
 	progress.finish()
 	report := runReport{Summary: summary, DeterminismChecked: *determinism}
