@@ -2,7 +2,7 @@ package properties
 
 // The spec's own numbers and formulas, restated here on purpose (harness.md §3 and §6, and the
 // revision "local delays are whole milliseconds"). An oracle that read them from the harness
-// (harness.DefaultRetryableCodes, harness.DelayWindowMs, harness.ParsePolicyKey, …) would move
+// (its default retryable codes, its delay window, its policyKey parser, …) would move
 // with the code it judges and could never catch a drift in it; independence_test.go keeps it so.
 
 import (
