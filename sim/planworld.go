@@ -196,45 +196,56 @@ func planTools(s harness.Runtime, t *tracer) []harness.Tool {
 
 func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.Tool {
 	return harness.Tool{Name: name, Parallel: parallel, Run: func(ctx context.Context, arguments string) (string, error) {
-		var args toolArguments
-		if err := json.Unmarshal([]byte(arguments), &args); err != nil {
-			panic("sim: invariant: tool arguments are not a plan call: " + err.Error())
-		}
-		call := args.Call
-		for _, f := range call.Faults {
-			if f == faults.ToolLatency || f == faults.ToolLongLatency {
-				t.strike(f) // the planned latency begins now
-			}
-		}
-		finish := t.toolStarted(properties.ToolRun{CallID: args.CallID, Name: name, Parallel: parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel})
-		var err error
-		if call.IgnoreCancel {
-			err = s.Sleep(ms(call.LatencyMs))
-		} else {
-			err = s.Sleep(ms(call.LatencyMs), ctx)
-		}
+		args, finish, err := playPlannedCall(ctx, s, t, name, parallel, arguments)
 		if err != nil {
-			finish("cancelled", "")
 			return "", err
 		}
-		if call.IgnoreCancel && ctx.Err() != nil {
-			t.strike(faults.ToolIgnoresCancel) // it was cancelled mid-call and ran on
-		}
-		switch call.Outcome {
-		case faults.OutcomePanic:
-			text := fmt.Sprintf("tool %s exploded", name)
-			t.strike(faults.ToolPanic)
-			finish(faults.OutcomePanic, text)
-			panic(text)
-		case faults.OutcomeError:
-			t.strike(faults.ToolError)
-			finish(faults.OutcomeError, "")
-			return "", errToolFailed
-		}
-		content := fmt.Sprintf("%s ok after %dms", name, call.LatencyMs)
+		content := fmt.Sprintf("%s ok after %dms", name, args.LatencyMs)
 		finish(faults.OutcomeOK, content)
 		return content, nil
 	}}
+}
+
+// playPlannedCall plays what the plan decides of a tool call, for turnsim's own tools and a user's
+// alike: it reads the plan's Call from the arguments, records the run's start, waits the planned
+// latency (ended by ctx unless the call ignores cancellation), and carries out a planned panic or
+// error. A non-nil err means the call ended there (cancelled, or failed as planned); otherwise the
+// caller finishes the run with finish.
+func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name string, parallel bool, arguments string) (args toolArguments, finish func(outcome, content string), err error) {
+	if err := json.Unmarshal([]byte(arguments), &args); err != nil {
+		panic("sim: invariant: tool arguments are not a plan call: " + err.Error())
+	}
+	call := args.Call
+	for _, f := range call.Faults {
+		if f == faults.ToolLatency || f == faults.ToolLongLatency {
+			t.strike(f) // the planned latency begins now
+		}
+	}
+	finish = t.toolStarted(properties.ToolRun{CallID: args.CallID, Name: name, Parallel: parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel})
+	if call.IgnoreCancel {
+		err = rt.Sleep(ms(call.LatencyMs))
+	} else {
+		err = rt.Sleep(ms(call.LatencyMs), ctx)
+	}
+	if err != nil {
+		finish("cancelled", "")
+		return args, finish, err
+	}
+	if call.IgnoreCancel && ctx.Err() != nil {
+		t.strike(faults.ToolIgnoresCancel) // it was cancelled mid-call and ran on
+	}
+	switch call.Outcome {
+	case faults.OutcomePanic:
+		text := fmt.Sprintf("tool %s exploded", name)
+		t.strike(faults.ToolPanic)
+		finish(faults.OutcomePanic, text)
+		panic(text)
+	case faults.OutcomeError:
+		t.strike(faults.ToolError)
+		finish(faults.OutcomeError, "")
+		return args, finish, errToolFailed
+	}
+	return args, finish, nil
 }
 
 // toolStarted records a tool run starting now and returns what records its end.

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
-	"github.com/turnsim/turnsim/properties"
 )
 
 // A user's tools in the world. The plan is drawn for turnsim's own tool names (faults.
@@ -91,40 +89,14 @@ func wrapUserTools(tools []harness.Tool, rt harness.Runtime, t *tracer) []harnes
 
 func userTool(tool harness.Tool, rt harness.Runtime, t *tracer) func(context.Context, string) (string, error) {
 	return func(ctx context.Context, arguments string) (content string, err error) {
-		var args toolArguments
-		if err := json.Unmarshal([]byte(arguments), &args); err != nil {
-			panic("sim: invariant: a user tool's arguments are not a plan call: " + err.Error())
-		}
-		call := args.Call
-		for _, f := range call.Faults {
-			if f == faults.ToolLatency || f == faults.ToolLongLatency {
-				t.strike(f)
-			}
-		}
-		finish := t.toolStarted(properties.ToolRun{CallID: args.CallID, Name: tool.Name, Parallel: tool.Parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel})
-		if call.IgnoreCancel {
-			err = rt.Sleep(ms(call.LatencyMs))
-		} else {
-			err = rt.Sleep(ms(call.LatencyMs), ctx)
-		}
+		args, finish, err := playPlannedCall(ctx, rt, t, tool.Name, tool.Parallel, arguments)
 		if err != nil {
-			finish("cancelled", "")
 			return "", err
 		}
+		call := args.Call
 		toolCtx := ctx
 		if call.IgnoreCancel {
 			toolCtx = context.WithoutCancel(ctx)
-		}
-		switch call.Outcome {
-		case faults.OutcomePanic:
-			text := fmt.Sprintf("tool %s exploded", tool.Name)
-			t.strike(faults.ToolPanic)
-			finish(faults.OutcomePanic, text)
-			panic(text)
-		case faults.OutcomeError:
-			t.strike(faults.ToolError)
-			finish(faults.OutcomeError, "")
-			return "", errToolFailed
 		}
 		defer func() {
 			if p := recover(); p != nil {
