@@ -20,13 +20,11 @@ type stream struct {
 	provider *Provider
 	call     *callctx.Call
 	sdk      *ssestream.Stream[sdk.MessageStreamEventUnion]
-	pending  []harness.Chunk
+	chunks   callctx.Chunks
 	blocks   map[int64]*toolUse
 	order    []int64
 	content  bool
 	stopped  string
-	done     bool
-	err      error
 }
 
 // toolUse is one tool_use block being assembled.
@@ -38,23 +36,7 @@ type toolUse struct {
 
 // Next returns the next chunk; io.EOF after the finish.
 func (s *stream) Next(ctx context.Context) (harness.Chunk, error) {
-	for {
-		if len(s.pending) > 0 {
-			c := s.pending[0]
-			s.pending = s.pending[1:]
-			return c, nil
-		}
-		if s.done {
-			return harness.Chunk{}, s.err
-		}
-		var more bool
-		s.call.During(ctx, func() { more = s.sdk.Next() })
-		if !more {
-			s.end(s.sdk.Err())
-			continue
-		}
-		s.take(s.sdk.Current())
-	}
+	return s.chunks.Next(ctx, s.call, s.sdk.Next, func() { s.take(s.sdk.Current()) }, func() { s.end(s.sdk.Err()) })
 }
 
 // take handles one event.
@@ -74,7 +56,7 @@ func (s *stream) take(ev sdk.MessageStreamEventUnion) {
 		case "text_delta":
 			if ev.Delta.Text != "" {
 				s.content = true
-				s.pending = append(s.pending, harness.Chunk{Kind: harness.ChunkText, Text: ev.Delta.Text})
+				s.chunks.Push(harness.Chunk{Kind: harness.ChunkText, Text: ev.Delta.Text})
 			}
 		case "input_json_delta":
 			if tu := s.blocks[ev.Index]; tu != nil {
@@ -104,7 +86,7 @@ func (s *stream) emit(tu *toolUse) {
 	if args == "" {
 		args = "{}"
 	}
-	s.pending = append(s.pending, harness.Chunk{Kind: harness.ChunkToolCall, CallID: tu.id, Name: tu.name, Arguments: args})
+	s.chunks.Push(harness.Chunk{Kind: harness.ChunkToolCall, CallID: tu.id, Name: tu.name, Arguments: args})
 }
 
 // finish ends a whole answer: any tool call whose block never stopped (cut by max_tokens) is
@@ -130,7 +112,7 @@ func (s *stream) finish() {
 		}
 		s.emit(tu)
 	}
-	s.pending = append(s.pending, harness.Chunk{Kind: harness.ChunkFinish, Finish: finishOf(s.stopped, len(s.order) > 0)})
+	s.chunks.Push(harness.Chunk{Kind: harness.ChunkFinish, Finish: finishOf(s.stopped, len(s.order) > 0)})
 	s.stop(io.EOF)
 }
 
@@ -150,7 +132,7 @@ func (s *stream) end(err error) {
 
 // stop ends the stream with err (io.EOF after a finish) and releases the request.
 func (s *stream) stop(err error) {
-	s.done, s.err = true, err
+	s.chunks.End(err)
 	_ = s.sdk.Close()
 	s.call.End()
 }

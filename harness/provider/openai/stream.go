@@ -21,12 +21,10 @@ type stream struct {
 	provider *Provider
 	call     *callctx.Call
 	sdk      *ssestream.Stream[sdk.ChatCompletionChunk]
-	pending  []harness.Chunk
+	chunks   callctx.Chunks
 	calls    []*toolCall
 	content  bool
 	finished bool
-	done     bool
-	err      error
 }
 
 // toolCall is one call being assembled from its fragments.
@@ -38,23 +36,7 @@ type toolCall struct {
 
 // Next returns the next chunk; io.EOF after the finish.
 func (s *stream) Next(ctx context.Context) (harness.Chunk, error) {
-	for {
-		if len(s.pending) > 0 {
-			c := s.pending[0]
-			s.pending = s.pending[1:]
-			return c, nil
-		}
-		if s.done {
-			return harness.Chunk{}, s.err
-		}
-		var more bool
-		s.call.During(ctx, func() { more = s.sdk.Next() })
-		if !more {
-			s.end(s.sdk.Err())
-			continue
-		}
-		s.take(s.sdk.Current())
-	}
+	return s.chunks.Next(ctx, s.call, s.sdk.Next, func() { s.take(s.sdk.Current()) }, func() { s.end(s.sdk.Err()) })
 }
 
 // take adds one event's deltas. Only the first choice counts: the harness asks for one.
@@ -65,7 +47,7 @@ func (s *stream) take(chunk sdk.ChatCompletionChunk) {
 	choice := chunk.Choices[0]
 	if choice.Delta.Content != "" {
 		s.content = true
-		s.pending = append(s.pending, harness.Chunk{Kind: harness.ChunkText, Text: choice.Delta.Content})
+		s.chunks.Push(harness.Chunk{Kind: harness.ChunkText, Text: choice.Delta.Content})
 	}
 	for _, frag := range choice.Delta.ToolCalls {
 		tc := s.callAt(frag.Index)
@@ -106,13 +88,13 @@ func (s *stream) finishWith(finish harness.Finish) {
 			s.stop(&harness.LlmError{Failure: harness.Failure{Code: harness.CodeTransport, Message: "a streamed tool call has no id or name"}})
 			return
 		}
-		s.pending = append(s.pending, harness.Chunk{Kind: harness.ChunkToolCall, CallID: tc.id, Name: tc.name, Arguments: tc.arguments})
+		s.chunks.Push(harness.Chunk{Kind: harness.ChunkToolCall, CallID: tc.id, Name: tc.name, Arguments: tc.arguments})
 	}
 	if finish == harness.FinishCompleted && len(s.calls) > 0 {
 		// Some OpenAI-compatible servers say "stop" after tool calls; the calls are what counts.
 		finish = harness.FinishToolCalls
 	}
-	s.pending = append(s.pending, harness.Chunk{Kind: harness.ChunkFinish, Finish: finish})
+	s.chunks.Push(harness.Chunk{Kind: harness.ChunkFinish, Finish: finish})
 	s.finished = true
 	s.stop(io.EOF)
 }
@@ -131,7 +113,7 @@ func (s *stream) end(err error) {
 
 // stop ends the stream with err (io.EOF after a finish) and releases the request.
 func (s *stream) stop(err error) {
-	s.done, s.err = true, err
+	s.chunks.End(err)
 	_ = s.sdk.Close()
 	s.call.End()
 }
