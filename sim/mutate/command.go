@@ -1,0 +1,192 @@
+package mutate
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Defaults are what the command assumes when its flags do not say: the mutants' folder and the
+// main package to build, both relative to the module root.
+type Defaults struct {
+	// Command is how the user runs the command, for usage lines ("simrun", "go run ./cmd/mysim").
+	Command string
+	Dir     string
+	Main    string
+}
+
+// Exit codes, as simrun's: every mutant caught by its property, one not, bad usage or a mutant
+// that does not apply or build.
+const (
+	exitOK     = 0
+	exitMissed = 1
+	exitUsage  = 2
+)
+
+// seedsDefault bounds the seeds per mutant: turnsim's slowest carried-over mutant needs a few
+// hundred, so this leaves a margin without letting a survivor run for minutes.
+const seedsDefault = 2000
+
+// Main is the `mutate` command: it parses args, hunts the mutants and prints the table (or the
+// report as JSON), and returns the exit code.
+func Main(args []string, stdout, stderr io.Writer, d Defaults) int {
+	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s mutate [-mutants a,b] [-seeds N] [-workers K] [-dir DIR] [-main PKG] [-shrink-time D] [-json] [-list [-markdown]] [-overlay NAME [-o DIR]]\n\n", d.Command)
+		fmt.Fprintln(stderr, "Builds each mutant (a NAME.patch in -dir, planted with go build -overlay), runs seeds until its property")
+		fmt.Fprintln(stderr, "fails or -seeds is reached, and prints mutant, killed by, seeds to kill, shrunk size and time.")
+		fmt.Fprintln(stderr, "Exit codes: 0 every mutant caught by its property, 1 one was not, 2 bad usage or a mutant that does not apply or build.")
+		fmt.Fprintln(stderr, "\nflags:")
+		fs.PrintDefaults()
+	}
+	names := fs.String("mutants", "", "run only these mutants (comma-separated; -list shows them)")
+	seeds := fs.Int("seeds", seedsDefault, "how many seeds to run per mutant before it is said to survive")
+	start := fs.Int64("start", 1, "the first seed")
+	workers := fs.Int("workers", 2, "how many mutants build and run at once (each runs its seeds on one worker)")
+	dir := fs.String("dir", d.Dir, "the folder of mutant files, relative to the module root unless absolute")
+	mainPackage := fs.String("main", d.Main, "the main package to build with each mutant (its `run -json` hunts it)")
+	shrinkTime := fs.Duration("shrink-time", 5*time.Second, "how long to minimise each killing schedule (0: do not)")
+	asJSON := fs.Bool("json", false, "print the report as one JSON object on stdout")
+	list := fs.Bool("list", false, "list the mutants (name, property, what each breaks) and build none")
+	markdown := fs.Bool("markdown", false, "with -list: print a Markdown table")
+	overlayOf := fs.String("overlay", "", "write this mutant's `go build -overlay` file (and its mutated files) and print its path, for `go test -overlay`")
+	out := fs.String("o", "", "with -overlay: the folder to write into (default: a new temporary folder)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "%s mutate: %s\n", d.Command, fmt.Sprintf(format, a...))
+		return exitUsage
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usage("mutate takes no arguments, got %q", strings.Join(fs.Args(), " "))
+	case *seeds < 1:
+		return usage("-seeds must be at least 1, got %d", *seeds)
+	case *workers < 1:
+		return usage("-workers must be at least 1, got %d", *workers)
+	case *shrinkTime < 0:
+		return usage("-shrink-time %v is negative (0 keeps schedules as they are)", *shrinkTime)
+	case *mainPackage == "":
+		return usage("-main is needed: the main package to build with each mutant (e.g. ./cmd/mysim)")
+	}
+	root, err := ModuleRoot(".")
+	if err != nil {
+		return usage("%v", err)
+	}
+	folder := *dir
+	if !filepath.IsAbs(folder) {
+		folder = filepath.Join(root, folder)
+	}
+	all, err := Load(folder)
+	if err != nil {
+		return usage("%v", err)
+	}
+	if *overlayOf != "" {
+		return writeOverlay(all, *overlayOf, root, *out, stdout, usage)
+	}
+	var selected []string
+	if *names != "" {
+		selected = strings.Split(*names, ",")
+	}
+	mutants, err := Select(all, selected)
+	if err != nil {
+		return usage("-mutants: %v", err)
+	}
+	if *list {
+		List(stdout, mutants, *markdown)
+		return exitOK
+	}
+	for _, m := range mutants { // a mutant that no longer applies is named before any build
+		if _, err := m.Apply(root); err != nil {
+			return usage("%v", err)
+		}
+	}
+	var mu sync.Mutex
+	finished := 0
+	results := Run(mutants, Options{Root: root, Main: *mainPackage, Start: *start, Seeds: *seeds, Workers: *workers, ShrinkTime: *shrinkTime,
+		Done: func(r Result) {
+			mu.Lock()
+			defer mu.Unlock()
+			finished++
+			fmt.Fprintf(stderr, "[%d/%d] %s: %s (%.1fs)\n", finished, len(mutants), r.Name, progressLine(r), r.Seconds)
+		}})
+	report := Summarise(results, *seeds)
+	if *asJSON {
+		data, err := json.MarshalIndent(report, "", "  ")
+		if err != nil {
+			panic(err)
+		}
+		fmt.Fprintln(stdout, string(data))
+	} else {
+		report.WriteTable(stdout)
+	}
+	switch {
+	case report.Errors > 0:
+		return exitUsage
+	case !report.OK():
+		return exitMissed
+	}
+	return exitOK
+}
+
+// List prints each mutant's name, the property that must catch it and what it breaks.
+func List(w io.Writer, mutants []Mutant, markdown bool) {
+	if markdown {
+		fmt.Fprintln(w, "| mutant | caught by | defect |\n| --- | --- | --- |")
+	}
+	for _, m := range mutants {
+		if markdown {
+			fmt.Fprintf(w, "| `%s` | `%s` | %s |\n", m.Name, m.Property, m.Doc)
+		} else {
+			fmt.Fprintf(w, "%-32s caught by %-28s %s\n", m.Name, m.Property, m.Doc)
+		}
+	}
+}
+
+// writeOverlay is -overlay NAME: the mutant's overlay, written for the user's own `go test`.
+func writeOverlay(all []Mutant, name, root, dir string, stdout io.Writer, usage func(string, ...any) int) int {
+	picked, err := Select(all, []string{name})
+	if err != nil {
+		return usage("-overlay: %v", err)
+	}
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "turnsim-overlay-"+name+"-"); err != nil {
+			return usage("-overlay: %v", err)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usage("-o: %v", err)
+	}
+	path, err := WriteOverlay(picked[0], root, dir)
+	if err != nil {
+		return usage("%v", err)
+	}
+	fmt.Fprintln(stdout, path)
+	return exitOK
+}
+
+func progressLine(r Result) string {
+	switch r.Status {
+	case Killed, KilledByOther:
+		return fmt.Sprintf("%s by %s at seed %d", r.Status, r.KilledBy, r.KillSeed)
+	case Survived:
+		return fmt.Sprintf("survived %d seeds", r.SeedsRun)
+	}
+	return "error: " + firstLineOf(r.Error)
+}
+
+func firstLineOf(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
