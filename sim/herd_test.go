@@ -249,16 +249,26 @@ func TestHerdRequestLimit(t *testing.T) {
 	assert.Zero(t, r.Completed)
 }
 
-// A herd of 200 agents making 3 requests each runs in well under a second.
-func TestHerdIsFast(t *testing.T) {
-	if raceEnabled || testing.Short() {
-		t.Skip("timing under the race detector or -short means nothing")
-	}
+// A herd of 200 agents making 3 requests each stays cheap: its cost is its handoffs, a handful per
+// attempt (the figures are deterministic: same seed, same counts). How fast that is on this
+// machine is BenchmarkHerd's to measure; a wall-clock bound here failed on a loaded machine.
+func TestHerdHandoffsStayFewPerAttempt(t *testing.T) {
 	for _, name := range []string{"seed-default", "full-jitter", "grpc-throttle"} {
-		begin := time.Now()
 		r := RunHerd(HerdOptions{Agents: 200, Seed: 1, Provider: DefaultCapacityModel(), RequestsPerAgent: 3, StartSpreadMs: 1000, Strategy: zooStrategy(t, name, "")})
-		elapsed := time.Since(begin)
-		assert.Less(t, elapsed, time.Second, "%s: %d attempts", name, r.Attempts)
-		t.Logf("%s: 200 agents × 3 requests, %d attempts, %d handoffs in %v", name, r.Attempts, r.Handoffs, elapsed)
+		require.Positive(t, r.Attempts, name)
+		assert.LessOrEqual(t, r.Handoffs, 6*r.Attempts, "%s: %d handoffs for %d attempts", name, r.Handoffs, r.Attempts)
+		t.Logf("%s: 200 agents × 3 requests, %d attempts, %d handoffs", name, r.Attempts, r.Handoffs)
+	}
+}
+
+// BenchmarkHerd measures a herd of 200 agents making 3 requests each, per policy:
+// go test ./sim -run X -bench Herd -benchmem
+func BenchmarkHerd(b *testing.B) {
+	for _, name := range []string{"seed-default", "full-jitter", "grpc-throttle"} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				RunHerd(HerdOptions{Agents: 200, Seed: 1, Provider: DefaultCapacityModel(), RequestsPerAgent: 3, StartSpreadMs: 1000, Strategy: zooStrategy(b, name, "")})
+			}
+		})
 	}
 }

@@ -79,26 +79,43 @@ func realAttempts(t *testing.T, plan faults.Plan, adapter string) []attemptOutco
 	require.NoError(t, err)
 	srv := httptest.NewServer(fs)
 	defer srv.Close()
-	var p harness.Provider
-	clk := harness.Clock(wallClock{})
-	switch adapter {
-	case "openai":
-		p, err = openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "m", Clock: clk, Timeout: diffTimeout})
-	default:
-		p, err = anthropic.New(anthropic.Config{BaseURL: srv.URL, Model: "m", Clock: clk, Timeout: diffTimeout})
+	newProvider := func(timeout time.Duration) harness.Provider {
+		var p harness.Provider
+		clk := harness.Clock(wallClock{})
+		switch adapter {
+		case "openai":
+			p, err = openai.New(openai.Config{BaseURL: srv.URL + "/v1", Model: "m", Clock: clk, Timeout: timeout})
+		default:
+			p, err = anthropic.New(anthropic.Config{BaseURL: srv.URL, Model: "m", Clock: clk, Timeout: timeout})
+		}
+		require.NoError(t, err)
+		return p
 	}
-	require.NoError(t, err)
+	quick, patient := newProvider(stallTimeout), newProvider(answerTimeout)
 	req := harness.Request{Messages: []harness.Entry{{Role: harness.RoleUser, Text: "hi"}}, Tools: append(append([]string(nil), faults.ParallelTools...), faults.ExclusiveTools...)}
 	var outs []attemptOutcome
-	for range plan.Answers {
+	for _, a := range plan.Answers {
+		p := patient
+		if stalls(a) {
+			p = quick
+		}
 		outs = append(outs, drainAttempt(context.Background(), p, req))
 	}
 	return outs
 }
 
-// diffTimeout is the adapters' request timeout: what ends a planned TIMEOUT without a status (the
-// server stalls), and many times longer than any scaled answer takes.
-const diffTimeout = 250 * time.Millisecond
+// The adapters' request timeouts. stallTimeout ends a planned TIMEOUT without a status (the server
+// stalls until the client gives up); answerTimeout is every other request's, so long that a
+// loaded machine's slowness is never taken for a timeout (250 ms for all once failed under load).
+const (
+	stallTimeout  = 250 * time.Millisecond
+	answerTimeout = 30 * time.Second
+)
+
+// stalls reports whether the fault server answers a by stalling until the client times out.
+func stalls(a faults.Answer) bool {
+	return a.Fail != nil && !a.Fail.Plain && a.Fail.Code == harness.CodeTimeout && a.Fail.Status == 0
+}
 
 type wallClock struct{}
 
