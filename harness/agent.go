@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-
-	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // ErrDisposed is returned by every send to an agent that was disposed.
@@ -72,7 +70,6 @@ type Agent struct {
 	retry        *llmRetry
 	waterfall    waterfall
 	conversation Conversation // touched only by the turn loop's task
-	redispatch   []Block      // only ever set by a planted bug
 
 	mu            sync.Mutex
 	phase         phaseKind
@@ -260,7 +257,7 @@ func (a *Agent) Send(kind MessageKind, text string) (string, error) {
 		return "", err
 	}
 	a.inbox.push(inboxEntry{id: id, kind: kind, lane: lane, text: text})
-	start := (wakes || plant.On(plant.InjectWakes)) && a.wakeLocked()
+	start := wakes && a.wakeLocked()
 	a.unlock()
 	if start {
 		a.runtime.Go("driver", a.drive)
@@ -288,15 +285,12 @@ func (a *Agent) Cancel(cause CancelCause, keepInbox bool) error {
 
 func (a *Agent) cancelLocked(cause CancelCause, keepInbox bool) error {
 	var appendErr error
-	if !keepInbox || plant.On(plant.KeepInboxClears) {
+	if !keepInbox {
 		for _, dropped := range a.inbox.all() {
 			if _, err := a.session.appendQuiet(InboxClear{Lane: dropped.lane, MessageID: dropped.id}); err != nil {
 				if appendErr == nil {
 					appendErr = err // the message stays queued: the log never said it was cleared
 				}
-				continue
-			}
-			if plant.On(plant.ClearLeavesMessage) {
 				continue
 			}
 			a.inbox.remove(dropped)
@@ -364,9 +358,6 @@ func (a *Agent) WhenIdle(ctx context.Context) error {
 }
 
 func (a *Agent) settledLocked() bool {
-	if plant.On(plant.WhenIdleWhileDraining) && a.phase == phaseRunning && a.phaseCtx.Err() != nil {
-		return true
-	}
 	return a.phase == phaseIdle && a.toolsInFlight == 0
 }
 

@@ -3,8 +3,6 @@ package harness
 import (
 	"context"
 	"errors"
-
-	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // phaseKind is the agent's lifecycle phase. Each non-idle phase owns a cancellation.
@@ -71,9 +69,8 @@ func (a *Agent) disposedCauseLocked() bool {
 // decision to stop is taken under the same lock as a send's wake, so no message can arrive
 // unseen between the last look at the inbox and the return to idle.
 func (a *Agent) drive() {
-	reran := false // only ever set by a planted bug
 	a.mu.Lock()
-	for (!a.disposed || plant.On(plant.WakeAfterDispose)) && a.phaseCtx.Err() == nil && a.inbox.hasPending() {
+	for !a.disposed && a.phaseCtx.Err() == nil && a.inbox.hasPending() {
 		turn := a.lastTurn + 1
 		a.turn, a.step = turn, 0
 		a.claimedInTurn, a.wokenInTurn = 0, false
@@ -86,7 +83,7 @@ func (a *Agent) drive() {
 		if opened {
 			a.lastTurn = turn // a turn whose turn/start was refused never happened: its number is reused
 		}
-		if err != nil && ctx.Err() == nil && a.claimedInTurn == 0 && !a.wokenInTurn && !plantedRerun(&reran) {
+		if err != nil && ctx.Err() == nil && a.claimedInTurn == 0 && !a.wokenInTurn {
 			// The turn failed before it took any message (its turn/start, step/start or first
 			// claim was refused, say): running another turn now would fail the same way on the
 			// same messages, a loop that never yields. They stay queued; the next wake serves them
@@ -94,14 +91,6 @@ func (a *Agent) drive() {
 			break
 		}
 		var escaped *turnEndError
-		if ctx.Err() != nil && plant.On(plant.StuckAfterAbort) {
-			a.mu.Unlock()
-			return // the planted bug: the phase is never returned to idle
-		}
-		if ctx.Err() != nil && plant.On(plant.WakeAfterDispose) && a.disposedCauseLocked() && a.inbox.hasPending() {
-			a.newPhaseLocked(phaseRunning)
-			continue
-		}
 		if ctx.Err() != nil || errors.As(err, &escaped) {
 			break
 		}
@@ -120,7 +109,7 @@ func (a *Agent) drive() {
 // must start the driver) if the inbox still has work and the phase was not disposed; otherwise
 // it wakes WhenIdle waiters once everything has settled.
 func (a *Agent) endPhaseLocked() (replay bool) {
-	replay = a.wakeRequested && a.inbox.hasPending() && !a.disposed && !a.disposedCauseLocked() && !plant.On(plant.LatchedWakeDropped)
+	replay = a.wakeRequested && a.inbox.hasPending() && !a.disposed && !a.disposedCauseLocked()
 	if a.phaseCancel != nil {
 		a.phaseCancel(errPhaseOver)
 	}

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // Failure codes. A provider reports one of the first seven; the tool codes name why a tool call
@@ -45,7 +43,7 @@ type Failure struct {
 // finite (the spec: "the recorded failure carries no hint"), and a status outside 100–599. It
 // also fills an empty code or message, so every recorded failure passes the invariant layer.
 func (f Failure) Normalize() Failure {
-	if !(f.ProviderRetryAfterMs > 0) || math.IsInf(f.ProviderRetryAfterMs, 0) || plant.On(plant.RetryAfterDropped) {
+	if !(f.ProviderRetryAfterMs > 0) || math.IsInf(f.ProviderRetryAfterMs, 0) {
 		f.ProviderRetryAfterMs = 0
 	}
 	if f.Status < 100 || f.Status > 599 {
@@ -88,7 +86,7 @@ func (e *LlmError) Unwrap() error { return e.Cause }
 // its (normalised) Failure; anything else is UNKNOWN with the ErrorChain text as message.
 func FailureOf(err error) (Failure, bool) {
 	var llm *LlmError
-	if errors.As(err, &llm) && !(plant.On(plant.FailureOfNoUnwrap) && error(llm) != err) {
+	if errors.As(err, &llm) {
 		return llm.Failure.Normalize(), true
 	}
 	return Failure{Code: CodeUnknown, Message: ErrorChain(err)}.Normalize(), false

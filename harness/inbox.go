@@ -1,7 +1,5 @@
 package harness
 
-import "github.com/turnsim/turnsim/internal/plant"
-
 // inboxEntry is one queued user message.
 type inboxEntry struct {
 	id   string
@@ -37,7 +35,7 @@ func (b *inbox) nextStepEmpty() bool { return len(b.nextStep) == 0 }
 // each message once its claim is logged, so the log and the inbox never disagree.
 func (b *inbox) claimable(firstStep bool) []inboxEntry {
 	var share []inboxEntry
-	if (firstStep || plant.On(plant.LaterStepsClaimNextTurn)) && len(b.nextTurn) > 0 {
+	if firstStep && len(b.nextTurn) > 0 {
 		share = append(share, b.nextTurn[0])
 	}
 	return append(share, b.nextStep...)

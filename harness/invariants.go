@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-
-	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // Invariant rules. Each refusal names one, so a tool that checks logs (and its users) can tell
@@ -304,7 +302,7 @@ func (v *Validator) checkRetry(refuse refuseFunc, d LlmRetry) error {
 		if d.MaxRetries == nil {
 			return refuse(RuleRetryFields, "normal mode needs maxRetries")
 		}
-		if d.Retry > *d.MaxRetries && !plant.On(plant.BudgetOffByOne) {
+		if d.Retry > *d.MaxRetries {
 			return refuse(RuleRetryFields, "retry %d is above maxRetries %d", d.Retry, *d.MaxRetries)
 		}
 	case ModeAlways:
@@ -317,7 +315,7 @@ func (v *Validator) checkRetry(refuse refuseFunc, d LlmRetry) error {
 	key := ChainKey{d.Turn, d.Step, d.Provider, d.PolicyKey}
 	prior, continuing := v.chains[key]
 	if continuing {
-		if d.RetryID != prior.RetryID && !plant.On(plant.NewRetryIDPerRetry) {
+		if d.RetryID != prior.RetryID {
 			return refuse(RuleRetryChain, "retryId %q differs from its chain's %q", d.RetryID, prior.RetryID)
 		}
 		if d.Retry != prior.Retry+1 {

@@ -6,17 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-
-	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // EncodeEvent renders one event as a JSON line without the trailing newline. Field order is the
 // struct order, so equal events give equal bytes.
 func EncodeEvent(e Event) ([]byte, error) {
-	if r, ok := e.Data.(LlmRetry); ok && plant.On(plant.EncodeDropsMaxRetries) {
-		r.MaxRetries = nil
-		e.Data = r
-	}
 	return appendEventJSON(make([]byte, 0, eventLineSize), e)
 }
 
@@ -50,10 +44,6 @@ func WriteJSONL(w io.Writer, events []Event) error {
 // that keeps the bytes.
 func AppendJSONL(dst []byte, events []Event) ([]byte, error) {
 	for _, e := range events {
-		if r, ok := e.Data.(LlmRetry); ok && plant.On(plant.EncodeDropsMaxRetries) {
-			r.MaxRetries = nil
-			e.Data = r
-		}
 		var err error
 		if dst, err = appendEventJSON(dst, e); err != nil {
 			return dst, err

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // Mode is the llm-retry plugin's mode.
@@ -44,15 +42,6 @@ type RetryPolicy struct {
 // DefaultRetryPolicy is the seed's default: normal mode, 500 ms initial delay, 10 s cap,
 // ±10 % jitter, 2 retries.
 func DefaultRetryPolicy() RetryPolicy {
-	if plant.On(plant.DefaultCodesDrift) {
-		p := defaultRetryPolicy()
-		p.RetryableCodes = slices.DeleteFunc(p.RetryableCodes, func(code string) bool { return code == CodeTimeout })
-		return p
-	}
-	return defaultRetryPolicy()
-}
-
-func defaultRetryPolicy() RetryPolicy {
 	return RetryPolicy{
 		Mode:           ModeNormal,
 		InitialDelayMs: 500,
@@ -200,9 +189,6 @@ func (p RetryPolicy) retryable(code string) bool {
 // which min then caps, so no n overflows or goes negative; n < 1 is treated as 1.
 func LocalDelayMs(p RetryPolicy, n int, random float64) float64 {
 	e := min(max(n-1, 0), 1024)
-	if plant.On(plant.ExponentOffByOne) {
-		e = min(max(n, 0), 1024)
-	}
 	exponential := math.Min(math.Ldexp(p.InitialDelayMs, e), p.MaxDelayMs)
 	jitter := 1 - p.JitterRatio + 2*p.JitterRatio*random
 	return roundDelayMs(exponential*jitter, p.MaxDelayMs)

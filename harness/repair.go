@@ -32,7 +32,7 @@ func RepairEvents(events []Event) []EventData {
 		repair = append(repair, repairStep(events, turn, step)...)
 		repair = append(repair, StepEnd{Turn: turn, Step: step})
 	}
-	return append(repair, TurnEnd{Turn: turn, Reason: TurnEndReason{Kind: plantedRepairKind()}})
+	return append(repair, TurnEnd{Turn: turn, Reason: TurnEndReason{Kind: EndInterrupted}})
 }
 
 // repairStep gives every call of the open step that lacks a result the result crash repair owes.

@@ -46,7 +46,6 @@ func (a *Agent) resume(history []Event) error {
 		}
 	}
 	repair := RepairEvents(history)
-	a.plantedRedispatch(repair)
 	for _, data := range repair {
 		if _, err := a.session.Append(data); err != nil {
 			return fmt.Errorf("harness: crash repair: %w", err)

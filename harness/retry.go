@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // errPluginDisposed is the cause of the llm-retry plugin's lifetime ending.
@@ -25,7 +23,6 @@ type llmRetry struct {
 	random    Random
 	lifetime  context.Context
 	end       context.CancelCauseFunc
-	memory    map[plantedCounterKey]int // only ever used by a planted bug
 }
 
 func newLlmRetry(strategy RetryStrategy, session *Session, runtime Runtime, random Random) *llmRetry {
@@ -64,19 +61,13 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	next = p.unlessDisposed(next)
 	normal := p.strategy.Mode() == ModeNormal
 	failure := req.Failure
-	if !normal && !plant.On(plant.AlwaysSkipsDownstream) && next() {
+	if !normal && next() {
 		return true, nil // a downstream retry wins at once: no llm/retry, no delay
 	}
 	key := ChainKey{Turn: req.Turn, Step: req.Step, Provider: req.Provider, PolicyKey: p.policyKey}
 	chain, continuing := p.session.Chain(key)
-	retry := p.plantedRetryNumber(key, failure.Code, chain.Retry+1)
-	if normal && retry > p.strategy.Budget()-plantedBudgetCut() {
-		if plantedIgnoresBudget(p.strategy, failure) {
-			return true, nil
-		}
-		return next(), nil
-	}
-	if !normal && plant.On(plant.AlwaysGivesUp) && retry > 2 {
+	retry := chain.Retry + 1
+	if normal && retry > p.strategy.Budget() {
 		return next(), nil
 	}
 	sinceFirst := 0.0
@@ -91,7 +82,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	}
 	delayMs := decision.DelayMs
 	retryID := chain.RetryID
-	if !continuing || plant.On(plant.NewRetryIDPerRetry) {
+	if !continuing {
 		id, err := uuid.NewRandomFromReader(p.random)
 		if err != nil {
 			return false, err
@@ -113,11 +104,6 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		maxRetries := p.strategy.Budget()
 		record.MaxRetries = &maxRetries
 	}
-	if plant.On(plant.WaitBeforeRetryRecord) {
-		if err := p.rt.Sleep(durationMs(delayMs), req.Ctx, p.lifetime); err != nil {
-			return false, nil
-		}
-	}
 	// The handlers below may have taken their time (always mode asks them first): a cancel or a
 	// disposal meanwhile ends the chain here, before anything is written.
 	if req.Ctx.Err() != nil || p.lifetime.Err() != nil {
@@ -128,10 +114,8 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	if _, err := p.session.Append(record); err != nil {
 		return false, err
 	}
-	if !plant.On(plant.WaitBeforeRetryRecord) {
-		if err := p.rt.Sleep(plantedWait(delayMs), plantedWaitContexts(req.Ctx, p.lifetime)...); err != nil {
-			return false, nil
-		}
+	if err := p.rt.Sleep(durationMs(delayMs), req.Ctx, p.lifetime); err != nil {
+		return false, nil
 	}
 	if req.Ctx.Err() != nil || p.lifetime.Err() != nil {
 		return false, nil
@@ -149,7 +133,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 func (p *llmRetry) unlessDisposed(next func() bool) func() bool {
 	return func() bool {
 		retry := next()
-		if p.lifetime.Err() != nil && !plant.On(plant.DisposedPluginRetries) {
+		if p.lifetime.Err() != nil {
 			return false
 		}
 		return retry

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-
-	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // Store is where a session's events go. The session hands an event to the store only after the
@@ -95,9 +93,7 @@ func (s *Session) appendQuiet(data EventData) (Event, error) {
 	if err := s.validator.Check(e); err != nil {
 		return Event{}, err
 	}
-	if e.Type == TypeAssistantChunk && plant.On(plant.ChunkNotWrittenThrough) {
-		// the planted bug: acknowledged, never written
-	} else if err := s.store.Append(e); err != nil {
+	if err := s.store.Append(e); err != nil {
 		return Event{}, err
 	}
 	s.validator.apply(e)
@@ -138,9 +134,6 @@ func (s *Session) deliver() {
 // observe calls one observer, containing a panic.
 func (s *Session) observe(fn func(Event), e Event) {
 	defer func() {
-		if plant.On(plant.ObserverPanicEscapes) {
-			return
-		}
 		if recovered := recover(); recovered != nil {
 			s.mu.Lock()
 			report := s.onObserverPanic

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-
-	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // runStep runs one step: it claims its share of the inbox, sends the request (re-sending it, in
@@ -21,9 +19,6 @@ func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err
 		}
 	}()
 	if err := a.claimInbox(ctx, turn, step); err != nil {
-		return "", err
-	}
-	if err := a.runPlantedRedispatch(ctx, turn, step); err != nil {
 		return "", err
 	}
 	var message AssembledMessage
@@ -64,7 +59,7 @@ func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err
 		return "", err
 	}
 	a.conversation.add(Entry{Role: RoleAssistant, Blocks: message.Blocks})
-	if finish == FinishToolCalls || (finish == FinishMaxTokens && plant.On(plant.TruncatedCallsRun)) {
+	if finish == FinishToolCalls {
 		if err := a.executeToolCalls(ctx, turn, step, calls); err != nil {
 			return "", err
 		}
@@ -128,7 +123,7 @@ func (a *Agent) attempt(ctx context.Context, turn, step, attempt int) (message A
 		if nextErr != nil {
 			return message, "", nextErr, nil
 		}
-		if err := cancelled(ctx); err != nil && !plant.On(plant.NoCancelCheckAfterChunk) {
+		if err := cancelled(ctx); err != nil {
 			return message, "", nil, err
 		}
 		if _, err := a.session.Append(AssistantChunk{Turn: turn, Step: step, Chunk: chunk}); err != nil {

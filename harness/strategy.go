@@ -1,8 +1,6 @@
 package harness
 
-import (
-	"github.com/turnsim/turnsim/internal/plant"
-)
+import ()
 
 // RetryStrategy is what a user implements to try a retry policy: the llm-retry plugin asks it,
 // for each failure that reaches the plugin, whether to give up or how long to wait. The plugin
@@ -100,14 +98,7 @@ func (s SeedStrategy) Decide(c RetryContext) RetryDecision {
 	}
 	switch {
 	case f.HasRetryAfter() && f.ProviderRetryAfterMs <= p.MaxDelayMs:
-		if plant.On(plant.JitterOnRetryAfter) {
-			return Wait(LocalDelayMs(RetryPolicy{InitialDelayMs: f.ProviderRetryAfterMs, MaxDelayMs: p.MaxDelayMs, JitterRatio: p.JitterRatio}, 1, c.Random()))
-		}
 		return Wait(f.ProviderRetryAfterMs) // the provider said how long: used exactly
-	case f.HasRetryAfter() && !normal && plant.On(plant.OverCapRetryAfterUsed):
-		return Wait(f.ProviderRetryAfterMs)
-	case f.HasRetryAfter() && normal && plant.On(plant.RetryAfterAboveCap):
-		return Wait(p.MaxDelayMs)
 	case f.HasRetryAfter() && normal:
 		return GiveUp() // the provider says "not now" for longer than we may wait
 	}

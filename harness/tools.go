@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // Tool is a function the model may call. A parallel tool may run beside other parallel calls in
@@ -63,9 +61,6 @@ func (a *Agent) executeToolCalls(ctx context.Context, turn, step int, calls []Bl
 				end++
 			}
 			limit = a.poolLimit
-			if plant.On(plant.PoolLimitOffByOne) {
-				limit++
-			}
 		}
 		next = x.runGroup(next, end, limit)
 	}
@@ -74,9 +69,6 @@ func (a *Agent) executeToolCalls(ctx context.Context, turn, step int, calls []Bl
 	}
 	if x.aborted || ctx.Err() != nil {
 		for _, call := range calls[next:] {
-			if plant.On(plant.NoSyntheticResult) {
-				break
-			}
 			if err := x.appendSkipped(call); err != nil {
 				return err
 			}
@@ -99,7 +91,7 @@ func (x *toolExecutor) runGroup(from, to, limit int) int {
 	nextToStart, nextToCommit, inFlight := from, from, 0
 	fillPool := func() {
 		for !x.aborted && x.failure == nil && nextToStart < to && inFlight < limit {
-			if x.ctx.Err() != nil && !plant.On(plant.DispatchAfterAbort) {
+			if x.ctx.Err() != nil {
 				x.aborted = true
 				return
 			}
@@ -117,26 +109,16 @@ func (x *toolExecutor) runGroup(from, to, limit int) int {
 		settled := item.(toolDone)
 		inFlight--
 		results[settled.index-from] = &settled.result
-		if plant.On(plant.ResultsInFinishOrder) {
-			x.commitAsFinished(settled)
-			continue
-		}
 		for x.failure == nil && nextToCommit < nextToStart && results[nextToCommit-from] != nil {
 			if _, err := x.agent.session.Append(*results[nextToCommit-from]); err != nil {
 				x.failure = err
 				break
 			}
-			if !plant.On(plant.ToolResultNotInConversation) {
-				x.agent.conversation.add(toolEntry(*results[nextToCommit-from]))
-			}
+			x.agent.conversation.add(toolEntry(*results[nextToCommit-from]))
 			nextToCommit++
 		}
-		if x.ctx.Err() != nil && !plant.On(plant.DispatchAfterAbort) {
+		if x.ctx.Err() != nil {
 			x.aborted = true
-		}
-		if x.aborted && plant.On(plant.DrainSkipped) {
-			x.skipDrain(results, from, nextToCommit, nextToStart)
-			return nextToStart
 		}
 		fillPool()
 	}
@@ -150,21 +132,13 @@ func (x *toolExecutor) dispatch(index int, done Queue) error {
 		return err
 	}
 	a := x.agent
-	if _, known := a.tools[call.Name]; !known && plant.On(plant.UnknownToolCalledTwice) {
-		if _, err := a.session.Append(ToolCall{Turn: x.turn, Step: x.step, CallID: call.CallID, Name: call.Name, Arguments: call.Arguments}); err != nil {
-			return err
-		}
-	}
 	a.mu.Lock()
 	a.toolsInFlight++
 	a.mu.Unlock()
 	tool, known := a.tools[call.Name]
 	ctx, turn, step := x.ctx, x.turn, x.step
 	a.runtime.Go("tool "+call.CallID, func() {
-		for !known && plant.On(plant.SpinOnUnknownTool) {
-			a.runtime.Go("spin", func() {}) // a livelock: it spawns forever and virtual time never moves
-		}
-		result := runTool(plantedToolContext(ctx), tool, known, call)
+		result := runTool(ctx, tool, known, call)
 		result.Turn, result.Step = turn, step
 		a.mu.Lock()
 		a.toolsInFlight--
@@ -179,9 +153,6 @@ func (x *toolExecutor) dispatch(index int, done Queue) error {
 // a panic TOOL_PANIC with the panic text, an error an error result.
 func runTool(ctx context.Context, tool Tool, known bool, call Block) (result ToolResult) {
 	result.CallID = call.CallID
-	if !known && plant.On(plant.UnknownToolAsError) {
-		return errorResult(result, ToolError{Name: "ToolError", Code: CodeToolError, Message: fmt.Sprintf("no tool named %q", call.Name)})
-	}
 	if !known {
 		return errorResult(result, ToolError{Name: "ToolNotFound", Code: CodeToolNotFound, Message: fmt.Sprintf("no tool named %q", call.Name)})
 	}
@@ -215,9 +186,6 @@ func errorResult(r ToolResult, e ToolError) ToolResult {
 func (x *toolExecutor) appendSkipped(call Block) error {
 	if _, err := x.agent.session.Append(ToolCall{Turn: x.turn, Step: x.step, CallID: call.CallID, Name: call.Name, Arguments: call.Arguments}); err != nil {
 		return err
-	}
-	if plant.On(plant.SyntheticResultDropped) {
-		return nil
 	}
 	result := errorResult(ToolResult{Turn: x.turn, Step: x.step, CallID: call.CallID}, abortedBeforeDispatch)
 	if _, err := x.agent.session.Append(result); err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-
-	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // turnEndError is a turn/end that could not be written. It escapes the turn loop: the session is
@@ -37,9 +35,6 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		if panicked != nil {
 			ends = a.failedTurn(ctx, turn, current, fmt.Errorf("panic: %v", panicked))
 		}
-		if plant.On(plant.SkipTurnEndOnError) && ends.Kind == EndError && ends.Error.Code == CodeUnknown {
-			return
-		}
 		if appendErr := a.writeTurnEnd(ctx, turn, ends); appendErr != nil {
 			a.emitError(AgentError{Turn: turn, Source: "turn/end", Err: appendErr})
 			err = &turnEndError{err: appendErr}
@@ -59,7 +54,7 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		if finish == FinishToolCalls {
 			continue
 		}
-		if ends == nil || ends.Kind != EndMaxTokens || plant.On(plant.MaxTokensNotSticky) {
+		if ends == nil || ends.Kind != EndMaxTokens {
 			ends = &TurnEndReason{Kind: string(finish)}
 		}
 		a.mu.Lock()
@@ -78,18 +73,13 @@ func (a *Agent) failedTurn(ctx context.Context, turn, step int, err error) *Turn
 		return abortedBy(ctx)
 	}
 	failure, _ := FailureOf(err)
-	if !(plant.On(plant.NoAgentErrorOnUnknown) && failure.Code == CodeUnknown) {
-		a.emitError(AgentError{Turn: turn, Step: step, Source: "turn", Err: err})
-	}
+	a.emitError(AgentError{Turn: turn, Step: step, Source: "turn", Err: err})
 	return &TurnEndReason{Kind: EndError, Error: &failure}
 }
 
 // abortedBy is the turn/end reason of a turn cancelled through ctx.
 func abortedBy(ctx context.Context) *TurnEndReason {
 	cause := causeOf(ctx)
-	if plant.On(plant.WrongAbortCause) {
-		cause = CancelCause{Kind: CauseUser}
-	}
 	return &TurnEndReason{Kind: EndAborted, Reason: &cause}
 }
 

@@ -66,7 +66,7 @@ func PolicyFamilyByName(name string) (PolicyFamily, error) {
 	return PolicyFamily{}, fmt.Errorf("sim: unknown policy family %q (known: %s)", name, strings.Join(names, ", "))
 }
 
-// extraPolicyFamilies are families registered by other files (the planted ones).
+// extraPolicyFamilies are families registered by other files (RegisterPolicyFamily).
 var extraPolicyFamilies []func() []PolicyFamily
 
 // zooFamilies are the zoo's strategies, each drawn around its published defaults: every numeric

@@ -9,9 +9,6 @@ import (
 // Every policy family fuzzing knows keeps the safety properties on drawn schedules.
 func TestPolicyFamiliesAreSafe(t *testing.T) {
 	for _, family := range PolicyFamilies() {
-		if family.Name == plantedUnsafeFamily {
-			continue
-		}
 		t.Run(family.Name, rapid.MakeCheck(func(t *rapid.T) { CheckPolicy(t, family, nil) }))
 	}
 }

@@ -114,10 +114,7 @@ func fuzzFamilies(policies string) ([]sim.PolicyFamily, error) {
 
 // fuzzRepeatCommand is the one command that repeats this fuzzing run draw for draw.
 func fuzzRepeatCommand(seed uint64, checks int, policies string, sel *selection) string {
-	cmd := self("") + " fuzz-policy"
-	if plantedBuild { // the planted families, and -plant, exist only there
-		cmd = self("-tags plantedbugs") + " fuzz-policy"
-	}
+	cmd := self() + " fuzz-policy"
 	if sel.plant != "" {
 		cmd += " -plant " + sel.plant
 	}

@@ -39,7 +39,7 @@ func recoverInternal(args []string, stderr io.Writer, code *int) {
 
 // reproduceLine is the command line that ran, quoted for a shell.
 func reproduceLine(args []string) string {
-	parts := []string{self("")}
+	parts := []string{self()}
 	for _, a := range args {
 		parts = append(parts, shellQuote(a))
 	}
@@ -60,7 +60,7 @@ const exitCodeFD = 3
 
 // reportExit tells the supervising process, if any, which exit code the command chose.
 func reportExit(code int) {
-	if os.Getenv(supervisedEnv) == "" {
+	if !supervisedChild {
 		return
 	}
 	f := os.NewFile(exitCodeFD, "simrun-exit-code")

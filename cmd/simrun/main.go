@@ -45,7 +45,8 @@ func commands() []command {
 		{"scenario", "run one scenario and print its JSON Lines session log", runScenario},
 		{"faults", "list the fault catalogue", runFaults},
 		{"properties", "list the property catalogue", runProperties},
-		{"plants", "list the planted bugs (builds with -tags plantedbugs)", runPlants},
+		{"mutate", "mutation testing: build each mutant (a planted defect) and hunt it with seeds", runMutate},
+		{"plants", "list the mutants, the planted defects -plant NAME builds in (as mutate -list)", runPlants},
 	}
 }
 
@@ -68,7 +69,13 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 // dispatch picks the subcommand named by args[0] (run when there is none) and runs it.
 func dispatch(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelp(args[0]) {
+		if name := plantedArg(args); name != "" && os.Getenv(mutantEnv) != name {
+			return runPlanted(name, args, stdout, stderr)
+		}
 		return runRun(args, stdout, stderr) // simrun on its default: run the default mix
+	}
+	if name := plantedArg(args[1:]); name != "" && plantCommands[args[0]] && os.Getenv(mutantEnv) != name {
+		return runPlanted(name, args, stdout, stderr)
 	}
 	if isHelp(args[0]) {
 		usage(stdout)

@@ -1,5 +1,3 @@
-//go:build plantedbugs
-
 package main
 
 import (
@@ -12,12 +10,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/turnsim/turnsim/internal/unsafepolicy"
+	"github.com/turnsim/turnsim/sim"
 )
 
 // A failing run prints, for each failing seed, one command that reproduces it; that command
 // then shows the timeline and the same violation.
 func TestPlantedFailureGivesOneCommandThatReproducesIt(t *testing.T) {
-	defer setPlant("")
 	corpus := t.TempDir()
 	code, _, errOut := simrun("run", "-seeds", "100", "-plant", "wait-before-retry-record", "-corpus", corpus, "-shrink-time", "10s")
 	require.Equal(t, exitViolation, code)
@@ -34,7 +34,7 @@ func TestPlantedFailureGivesOneCommandThatReproducesIt(t *testing.T) {
 	assert.Equal(t, exitViolation, code, "the saved schedule reproduces the failure")
 	assert.Contains(t, out, "durable-before-wait")
 	assert.Contains(t, errOut, "durable-before-wait")
-	command := regexp.MustCompile(`reproduce: go run -tags plantedbugs ./cmd/simrun (repro -seed \d+ -plant wait-before-retry-record)`).FindStringSubmatch(errOut)
+	command := regexp.MustCompile(`reproduce: go run ./cmd/simrun (repro -seed \d+ -plant wait-before-retry-record)`).FindStringSubmatch(errOut)
 	require.NotNil(t, command, errOut)
 
 	code, out, _ = simrun(strings.Fields(command[1])...)
@@ -43,17 +43,22 @@ func TestPlantedFailureGivesOneCommandThatReproducesIt(t *testing.T) {
 	assert.Contains(t, out, "turn/start 1")
 }
 
-func TestPlantsListsEveryBug(t *testing.T) {
+func TestPlantsListsEveryMutant(t *testing.T) {
 	code, out, _ := simrun("plants")
 	require.Equal(t, exitOK, code)
 	assert.Contains(t, out, "wait-before-retry-record")
-	code, _, errOut := simrun("run", "-seeds", "1", "-plant", "no-such-bug")
-	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, errOut, `unknown planted bug "no-such-bug"`)
+	assert.Contains(t, out, "caught by durable-before-wait")
+	code, listed, _ := simrun("mutate", "-list")
+	require.Equal(t, exitOK, code)
+	assert.Equal(t, out, listed, "plants is mutate -list")
+}
+
+// registerUnsafePolicy makes the deliberately unsafe family known to fuzz-policy for one test.
+func registerUnsafePolicy(t *testing.T) {
+	t.Cleanup(sim.RegisterPolicyFamily(sim.PolicyFamily{Name: unsafepolicy.Name, Draw: unsafepolicy.Draw}))
 }
 
 func TestShrinkMinimisesAFailingScheduleFile(t *testing.T) {
-	defer setPlant("")
 	dir := t.TempDir()
 	original := filepath.Join(dir, "s.json")
 	code, _, _ := simrun("repro", "-seed", "1", "-plant", "wait-before-retry-record", "-schedule", original)
@@ -68,6 +73,7 @@ func TestShrinkMinimisesAFailingScheduleFile(t *testing.T) {
 }
 
 func TestFuzzPolicyCatchesThePlantedUnsafePolicyWithMinimalParameters(t *testing.T) {
+	registerUnsafePolicy(t)
 	code, out, errOut := simrun("fuzz-policy", "-policies", "planted-uncapped", "-checks", "50")
 	require.Equal(t, exitViolation, code, out)
 	assert.Contains(t, out, "FAIL planted-uncapped")
@@ -80,6 +86,7 @@ func TestFuzzPolicyCatchesThePlantedUnsafePolicyWithMinimalParameters(t *testing
 // A fuzzing run names its seed and the command that repeats it, and that command gives the same
 // draws, the same failure and the same report.
 func TestFuzzPolicyRepeatsFromItsSeed(t *testing.T) {
+	registerUnsafePolicy(t)
 	code, out, errOut := simrun("fuzz-policy", "-policies", "planted-uncapped", "-checks", "50", "-json")
 	require.Equal(t, exitViolation, code, errOut)
 	var first fuzzPolicyReport
@@ -87,7 +94,7 @@ func TestFuzzPolicyRepeatsFromItsSeed(t *testing.T) {
 	require.NotZero(t, first.Seed)
 	assert.Equal(t, 1, first.Failed, out)
 	assert.Contains(t, errOut, "repeat: "+first.Repeat)
-	repeat := strings.Fields(strings.TrimPrefix(first.Repeat, "go run -tags plantedbugs ./cmd/simrun "))
+	repeat := strings.Fields(strings.TrimPrefix(first.Repeat, "go run ./cmd/simrun "))
 	code, again, _ := simrun(append(repeat, "-json")...)
 	require.Equal(t, exitViolation, code)
 	assert.JSONEq(t, out, again, "the same seed, the same draws")

@@ -13,14 +13,12 @@ import (
 )
 
 // readmeCommand is one `go run ./cmd/simrun …` line of the README's shell blocks: its arguments,
-// the exit code its comment promises ("# exits 1"; 0 otherwise), and whether it needs the planted
-// build.
+// and the exit code its comment promises ("# exits 1"; 0 otherwise).
 type readmeCommand struct {
-	line    string
-	args    []string
-	code    int
-	planted bool
-	stdout  string // the file "> FILE" sends stdout to ("": none)
+	line   string
+	args   []string
+	code   int
+	stdout string // the file "> FILE" sends stdout to ("": none)
 }
 
 var exitsComment = regexp.MustCompile(`#.*\bexits (\d)`)
@@ -57,14 +55,12 @@ func readmeCommands(t *testing.T) []readmeCommand {
 		}
 		command, _, _ := strings.Cut(line, "#")
 		command, redirect, _ := strings.Cut(command, ">")
-		planted := strings.Contains(command, "-tags plantedbugs ")
-		command = strings.Replace(command, "-tags plantedbugs ", "", 1)
 		rest, ok := strings.CutPrefix(strings.TrimSpace(command), "go run ./cmd/simrun")
 		if !ok {
 			continue
 		}
 		for _, part := range strings.Split(rest, " | ") {
-			commands = append(commands, readmeCommand{line: strings.TrimSpace(line), args: strings.Fields(part), code: code, planted: planted, stdout: strings.TrimSpace(redirect)})
+			commands = append(commands, readmeCommand{line: strings.TrimSpace(line), args: strings.Fields(part), code: code, stdout: strings.TrimSpace(redirect)})
 		}
 	}
 	require.NotEmpty(t, commands)
@@ -76,6 +72,9 @@ func readmeCommands(t *testing.T) []readmeCommand {
 // accepted and runs to the exit code the README promises.
 func cutForTest(args []string) []string {
 	limits := map[string]int{"-seeds": 300, "-checks": 10, "-agents": 20}
+	if len(args) > 0 && args[0] == "mutate" && !contains(args, "-mutants") && !contains(args, "-list") && !contains(args, "-overlay") {
+		args = append(append([]string(nil), args...), "-mutants", "drain-skipped", "-shrink-time", "0") // one mutant stands for all
+	}
 	out := append([]string(nil), args...)
 	for i := 0; i+1 < len(out); i++ {
 		if limit, ok := limits[out[i]]; ok {
@@ -125,15 +124,17 @@ func readmeFolder(t *testing.T) {
 }
 
 // runReadmeCommands runs, in order and in one folder (a command may read what an earlier one
-// wrote), the README's commands for this build.
-func runReadmeCommands(t *testing.T, planted bool) {
+// wrote), the README's commands. A command that builds a mutant (mutate, -plant) runs in the
+// repository instead, where turnsim's source is.
+func runReadmeCommands(t *testing.T) {
 	commands := readmeCommands(t)
+	repository, err := filepath.Abs("../..")
+	require.NoError(t, err)
 	readmeFolder(t)
+	folder, err := os.Getwd()
+	require.NoError(t, err)
 	ran := 0
 	for _, c := range commands {
-		if c.planted != planted {
-			continue // each build runs its own: in the planted one, every family includes the planted ones
-		}
 		if len(c.args) > 0 && c.args[0] == "serve" {
 			continue // a server runs until stopped; serve_test.go and the CI step play these
 		}
@@ -148,7 +149,12 @@ func runReadmeCommands(t *testing.T, planted bool) {
 				args = append(append(args[:i:i], matches...), args[i+1:]...)
 			}
 		}
+		buildsMutant := len(args) > 0 && (args[0] == "mutate" || args[0] == "plants") || plantedArg(args) != ""
+		if buildsMutant {
+			require.NoError(t, os.Chdir(repository))
+		}
 		code, out, errOut := simrun(args...)
+		require.NoError(t, os.Chdir(folder))
 		assert.Equal(t, c.code, code, "README: %s\nran: simrun %s\n%s", c.line, strings.Join(args, " "), errOut)
 		if c.stdout != "" {
 			require.NoError(t, os.WriteFile(c.stdout, []byte(out), 0o644))
@@ -163,6 +169,5 @@ func TestReadmeCommandsRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every README command")
 	}
-	defer setPlant("")
-	runReadmeCommands(t, plantedBuild)
+	runReadmeCommands(t)
 }

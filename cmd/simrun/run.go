@@ -27,10 +27,10 @@ type selection struct {
 
 func (s *selection) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.faults, "faults", "", "restrict every seed's swarm to these faults (comma-separated; 'simrun faults' lists them)")
-	fs.StringVar(&s.plant, "plant", "", "switch on one planted bug (builds with -tags plantedbugs only; 'simrun plants' lists them)")
+	fs.StringVar(&s.plant, "plant", "", "run in a simrun built with this mutant planted ('simrun plants' lists them)")
 }
 
-// apply parses the fault list and switches on the planted bug.
+// apply parses the fault list and checks -plant names the mutant this build carries.
 func (s *selection) apply() ([]string, error) {
 	var allowed []string
 	if s.faults != "" {
@@ -60,16 +60,16 @@ func (s *selection) describe() string {
 // reproFileCommand is the command that replays a saved schedule under this selection.
 func (s *selection) reproFileCommand(path string) string {
 	if s.plant != "" {
-		return self("-tags plantedbugs") + " repro -plant " + s.plant + " " + path
+		return self() + " repro -plant " + s.plant + " " + path
 	}
-	return self("") + " repro " + path
+	return self() + " repro " + path
 }
 
 // reproCommand is the one command that reproduces seed under this selection.
 func (s *selection) reproCommand(seed int64) string {
-	cmd := self("") + " repro -seed " + fmt.Sprint(seed)
+	cmd := self() + " repro -seed " + fmt.Sprint(seed)
 	if s.plant != "" {
-		cmd = self("-tags plantedbugs") + " repro -seed " + fmt.Sprint(seed) + " -plant " + s.plant
+		cmd += " -plant " + s.plant
 	}
 	if s.faults != "" {
 		cmd += " -faults " + s.faults

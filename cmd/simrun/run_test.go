@@ -117,13 +117,12 @@ func TestReproRefusesABadScheduleFileAndWritesNothing(t *testing.T) {
 	assert.Equal(t, "keep me\n", string(kept), "nothing overwritten on bad input")
 }
 
-func TestPlantNeedsThePlantedBuild(t *testing.T) {
-	code, _, errOut := simrun("run", "-seeds", "5", "-plant", "drain-skipped", "-corpus", "")
-	if code == exitUsage {
-		assert.Contains(t, errOut, "build with -tags plantedbugs")
-		return
-	}
-	t.Skip("this test binary was built with -tags plantedbugs")
+func TestPlantNamesAnUnknownMutant(t *testing.T) {
+	code, out, errOut := simrun("run", "-seeds", "5", "-plant", "no-such-bug", "-corpus", "")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "no mutant named no-such-bug (there are: ")
+	assert.Contains(t, errOut, "drain-skipped")
 }
 
 func TestCataloguesList(t *testing.T) {
@@ -173,7 +172,7 @@ func TestFuzzPolicyPassesTheSeedFamilies(t *testing.T) {
 	code, out, errOut := simrun("fuzz-policy", "-policies", "seed-default,seed-always", "-checks", "20")
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "ok   seed-default (20 checks)")
-	assert.Regexp(t, `seed \d+; repeat: go run (-tags plantedbugs )?./cmd/simrun fuzz-policy -seed \d+ -checks 20 -policies seed-default,seed-always\n`, out)
+	assert.Regexp(t, `seed \d+; repeat: go run ./cmd/simrun fuzz-policy -seed \d+ -checks 20 -policies seed-default,seed-always\n`, out)
 	code, _, errOut = simrun("fuzz-policy", "-seed", "0")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "-seed 0: rapid reads 0")

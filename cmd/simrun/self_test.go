@@ -7,8 +7,8 @@ import (
 )
 
 func TestReproLinesNameTheBinaryThatRan(t *testing.T) {
-	assert.Equal(t, "simrun", selfFrom("simrun", ""), "installed on PATH")
-	assert.Equal(t, "/usr/local/bin/simrun", selfFrom("/usr/local/bin/simrun", "-tags plantedbugs"), "a built binary already has its tags")
-	assert.Equal(t, "go run ./cmd/simrun", selfFrom("/tmp/go-build123/b001/exe/simrun", ""))
-	assert.Equal(t, "go run -tags plantedbugs ./cmd/simrun", selfFrom("/tmp/go-build9/b001/simrun.test", "-tags plantedbugs"))
+	assert.Equal(t, "simrun", selfFrom("simrun"), "installed on PATH")
+	assert.Equal(t, "/usr/local/bin/simrun", selfFrom("/usr/local/bin/simrun"), "a built binary by its path")
+	assert.Equal(t, "go run ./cmd/simrun", selfFrom("/tmp/go-build123/b001/exe/simrun"))
+	assert.Equal(t, "go run ./cmd/simrun", selfFrom("/tmp/go-build9/b001/simrun.test"))
 }

@@ -19,7 +19,7 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 	property := fs.String("property", "", "the property that must keep failing (default: the corpus file's, or the first that fails)")
 	out := fs.String("o", "", "write the minimised corpus file to FILE (default: stdout)")
 	var sel selection
-	fs.StringVar(&sel.plant, "plant", "", "switch on one planted bug (builds with -tags plantedbugs only)")
+	fs.StringVar(&sel.plant, "plant", "", "run in a simrun built with this mutant planted ('simrun plants' lists them)")
 	positional, err := parseFlags(fs, args)
 	if err != nil {
 		return flagExit(err)

@@ -15,6 +15,11 @@ import (
 // supervisedEnv marks the child process that runs the command under a supervisor.
 const supervisedEnv = "SIMRUN_SUPERVISED"
 
+// supervisedChild is set in the child: it reports its exit code on exitCodeFD. The variable is
+// taken out of the child's environment at once, so a process the child starts (a mutant build of
+// simrun, for mutate or -plant) supervises itself rather than write to a pipe it does not have.
+var supervisedChild bool
+
 // supervise runs simrun's command in a child process and returns the exit code to leave with.
 //
 // Why: a panic on a worker goroutine, or a fatal error of the Go runtime (out of memory,
@@ -26,6 +31,8 @@ const supervisedEnv = "SIMRUN_SUPERVISED"
 // itself: it is the child, or no child could be started (a platform without inherited pipes).
 func supervise(args []string) (code int, supervised bool) {
 	if os.Getenv(supervisedEnv) != "" {
+		supervisedChild = true
+		os.Unsetenv(supervisedEnv)
 		return 0, false
 	}
 	executable, err := os.Executable()

@@ -15,7 +15,7 @@
 //
 // Map: store.go (Open, Append, Close), fs.go (the FS seam and the operating system's FS),
 // scan.go (Scan, the reader Open shares with `simrun check`, which reads logs without changing
-// them), lock_unix.go and lock_other.go (the writer lock), planted.go (the planted bugs' code).
+// them), lock_unix.go and lock_other.go (the writer lock).
 package filestore
 
 import (
@@ -27,7 +27,6 @@ import (
 	"sync"
 
 	"github.com/turnsim/turnsim/harness"
-	"github.com/turnsim/turnsim/internal/plant"
 )
 
 // Errors a Store reports; each is wrapped with the path.
@@ -121,11 +120,7 @@ func open(fsys FS, path string, file File) (*Store, Opened, error) {
 	size := int64(len(data))
 	if torn != nil {
 		size -= int64(torn.Bytes)
-		cut := size
-		if plant.On(plant.TornCutOneTooMany) {
-			cut-- // the planted bug: the newline that ends the last complete line goes too
-		}
-		if err := file.Truncate(cut); err != nil {
+		if err := file.Truncate(size); err != nil {
 			return nil, Opened{}, fmt.Errorf("filestore: cut the torn last line of %s: %w", path, err)
 		}
 		if err := file.Sync(); err != nil {
@@ -184,9 +179,6 @@ func (s *Store) Append(e harness.Event) error {
 // writeThenSync writes the line in one write, then syncs the file: in that order, so that the line
 // is durable when it returns.
 func (s *Store) writeThenSync(line []byte) error {
-	if plant.On(plant.SyncBeforeWrite) {
-		return s.syncThenWrite(line)
-	}
 	n, err := s.write(line)
 	if err == nil && n != len(line) {
 		err = io.ErrShortWrite

@@ -21,6 +21,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/sim"
+	"github.com/turnsim/turnsim/sim/mutate"
 )
 
 // Options say which agent the command runs, and how it names itself in the commands it prints.
@@ -29,6 +30,12 @@ type Options struct {
 	// Command is how the user runs this binary, as printed in repro lines; "" works it out from
 	// os.Args[0]: the path as typed, or `go run ./cmd/NAME` for a binary `go run` built.
 	Command string
+	// Main is this command's main package (e.g. "./cmd/mysim", relative to the module root):
+	// what `mutate` builds with each mutant planted. "" makes mutate ask for -main.
+	Main string
+	// Mutants is the folder of the agent's mutant files (NAME.patch), relative to the module
+	// root; "" is "mutants".
+	Mutants string
 }
 
 // Exit codes, as simrun's.
@@ -50,6 +57,7 @@ var commands = []command{
 	{"shrink", "minimise a failing schedule file, keeping its property failing", (*cli).shrink},
 	{"check", "check session logs against the invariant layer, the log-only properties and the agent's own", (*cli).check},
 	{"properties", "list the properties: the catalogue's and the agent's own", (*cli).properties},
+	{"mutate", "mutation testing: build this command with each of your mutants planted and hunt it with seeds", (*cli).mutate},
 }
 
 // cli is one invocation.
@@ -115,6 +123,15 @@ func (c *cli) usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", cmd.name, cmd.summary)
 	}
 	fmt.Fprintln(w, "\nExit codes: 0 nothing found, 1 a property failed, 2 bad usage, bad input or a refused configuration.")
+}
+
+// mutate is package mutate's command, on this command's main package and mutants.
+func (c *cli) mutate(args []string) int {
+	dir := c.opts.Mutants
+	if dir == "" {
+		dir = "mutants"
+	}
+	return mutate.Main(args, c.stdout, c.stderr, mutate.Defaults{Command: c.opts.Command, Dir: dir, Main: c.opts.Main})
 }
 
 func (c *cli) flagSet(name, usage string) *flag.FlagSet {

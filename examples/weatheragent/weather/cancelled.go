@@ -1,5 +1,3 @@
-//go:build !planted
-
 package weather
 
 // answerCancelled is what the forecast tool answers when its step is cancelled mid-lookup: the

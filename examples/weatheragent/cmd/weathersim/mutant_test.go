@@ -1,8 +1,7 @@
-//go:build planted
-
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -10,10 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestPlantedDefectThroughOwnSimrun: run finds the planted defect under the agent's own
-// property, names this binary in the repro line, shrinks it into the corpus, and the saved
-// schedule reproduces it.
-func TestPlantedDefectThroughOwnSimrun(t *testing.T) {
+// TestMutantThroughOwnSimrun: with the mutant planted (go test -overlay, as in
+// weathersim/mutant_test.go), run finds it under the agent's own property, names this binary in
+// the repro line, shrinks it into the corpus, and the saved schedule reproduces it.
+func TestMutantThroughOwnSimrun(t *testing.T) {
+	if os.Getenv("TURNSIM_MUTANT") != "cancelled-answers-empty-forecast" {
+		t.Skip("needs the cancelled-answers-empty-forecast mutant planted (go test -overlay)")
+	}
 	corpus := t.TempDir()
 	code, out, stderr := weathersimRun("run", "-seeds", "200", "-corpus", corpus, "-shrink-budget", "10s")
 	require.Equal(t, 1, code, out+stderr)
