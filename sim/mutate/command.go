@@ -52,12 +52,12 @@ func Main(args []string, stdout, stderr io.Writer, d Defaults) int {
 	start := fs.Int64("start", 1, "the first seed")
 	workers := fs.Int("workers", 2, "how many mutants build and run at once (each runs its seeds on one worker)")
 	dir := fs.String("dir", d.Dir, "the folder of mutant files, relative to the module root unless absolute")
-	mainPackage := fs.String("main", d.Main, "the main package to build with each mutant (its `run -json` hunts it)")
+	mainPackage := fs.String("main", d.Main, "the main package to build with each mutant (its run command hunts it)")
 	shrinkTime := fs.Duration("shrink-time", 5*time.Second, "how long to minimise each killing schedule (0: do not)")
 	asJSON := fs.Bool("json", false, "print the report as one JSON object on stdout")
 	list := fs.Bool("list", false, "list the mutants (name, property, what each breaks) and build none")
 	markdown := fs.Bool("markdown", false, "with -list: print a Markdown table")
-	overlayOf := fs.String("overlay", "", "write this mutant's `go build -overlay` file (and its mutated files) and print its path, for `go test -overlay`")
+	overlayOf := fs.String("overlay", "", "write this mutant's overlay file (and its mutated files) and print its path, for go test -overlay")
 	out := fs.String("o", "", "with -overlay: the folder to write into (default: a new temporary folder)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -66,7 +66,7 @@ func Main(args []string, stdout, stderr io.Writer, d Defaults) int {
 		return exitUsage
 	}
 	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "%s mutate: %s\n", d.Command, fmt.Sprintf(format, a...))
+		fmt.Fprintf(stderr, "%s: %s\n", d.Command, fmt.Sprintf(format, a...))
 		return exitUsage
 	}
 	switch {
