@@ -10,6 +10,7 @@ import (
 
 	"github.com/turnsim/turnsim/internal/plant"
 	"github.com/turnsim/turnsim/properties"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // A harness that livelocks (spin-on-unknown-tool: a task that spawns tasks forever, virtual time
@@ -27,7 +28,7 @@ func TestLivelockEndsAtThePlansLimits(t *testing.T) {
 		}
 		livelocked++
 		kind := o.Report.Findings[0].Kind
-		assert.Contains(t, []string{FindingHandoffLimit, FindingTaskLimit}, kind, "seed %d", seed)
+		assert.Contains(t, []string{sched.FindingHandoffLimit, sched.FindingTaskLimit}, kind, "seed %d", seed)
 		assert.LessOrEqual(t, o.Report.Handoffs, handoffLimit(s), "seed %d", seed)
 		assert.LessOrEqual(t, len(o.Report.Findings[0].Tasks), taskLimit(s)+1, "seed %d", seed)
 		assert.True(t, hasViolation(o.Violations, "run-completes"), "seed %d", seed)
