@@ -86,7 +86,7 @@ func (o Options) Validate() error {
 	return o.Provider.Validate()
 }
 
-// Random streams of a herd, derived from its seed (deriveSeed), apart from the schedules' own.
+// Random streams of a herd, derived from its seed (splitmix.Derive), apart from the schedules' own.
 const (
 	herdStreamScheduler uint64 = 100 + iota
 	herdStreamWorld
