@@ -11,7 +11,7 @@ package sim
 // out of data (as draws do while rapid shrinks) and t.Fatalf both panic to unwind the check, and
 // in a task that panic would be caught by the scheduler as a task's panic, not by rapid. Nor can
 // T.Repeat run on the check's goroutine and feed the scheduler an action at a time, because
-// Scheduler.Run runs the whole world to its end in one call. So the check draws everything (the
+// sched.Scheduler.Run runs the whole world to its end in one call. So the check draws everything (the
 // agent's configuration, its provider's script, the action list) first, runs the world, collects
 // what broke as text from inside the task, and reports it with t.Fatalf from its own goroutine
 // once Run has returned. rapid shrinks the action list as it would T.Repeat's.
