@@ -1,35 +1,12 @@
 package faults
 
-import "math/rand"
+import (
+	"math/rand"
 
-// splitMix64 is SplitMix64 (Steele, Lea and Flood, OOPSLA 2014, with Vigna's constants): eight
-// bytes of state, seeded by storing the seed. It replaces math/rand's default source for every
-// per-schedule stream because that source seeds 4.9 KB of state (607 words, each through a
-// chain of multiplications) on creation, and a schedule creates four or five of them: about half
-// of all plan drawing. SplitMix64 passes BigCrush, which is more than drawing plans and picking
-// tasks asks of it; it is not for cryptography.
-type splitMix64 struct {
-	state uint64
-}
+	"github.com/turnsim/turnsim/internal/splitmix"
+)
 
-// Uint64 advances the state by the golden-ratio increment and mixes it with SplitMix64's finaliser.
-func (s *splitMix64) Uint64() uint64 {
-	s.state += 0x9e3779b97f4a7c15
-	z := s.state
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
-// Int63 is the top 63 bits of Uint64, as math/rand.Source asks.
-func (s *splitMix64) Int63() int64 { return int64(s.Uint64() >> 1) }
-
-// Seed restarts the stream from seed.
-func (s *splitMix64) Seed(seed int64) { s.state = uint64(seed) }
-
-// NewRand returns a random source for one stream of one schedule: math/rand's API (which
-// DrawPlan, the scheduler's pickers and the harness's injected Random use) on a SplitMix64
-// source that costs one 8-byte allocation to create. The same seed gives the same sequence on
-// every platform and Go version: math/rand's methods over Int63 and Uint64 are frozen by the Go 1
-// compatibility promise.
-func NewRand(seed int64) *rand.Rand { return rand.New(&splitMix64{state: uint64(seed)}) }
+// NewRand returns a random source for one stream of one schedule (splitmix.NewRand): exported
+// here because DrawPlan's callers, turnsim's own and a user's, draw with it, and internal/splitmix
+// is out of their reach.
+func NewRand(seed int64) *rand.Rand { return splitmix.NewRand(seed) }

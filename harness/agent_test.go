@@ -20,6 +20,7 @@ import (
 
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/sim"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // seeds: every story is played on several seeds, since the scheduler's choices and the jitter
@@ -52,10 +53,10 @@ type action struct {
 
 // run is what one played story left behind.
 type run struct {
-	RT       *sim.Scheduler
+	RT       *sched.Scheduler
 	Agent    *harness.Agent
 	Provider *recordingProvider
-	Report   *sim.RunReport
+	Report   *sched.RunReport
 	// Events is the session log once every task has finished.
 	Events       []harness.Event
 	AgentErrors  []harness.AgentError
@@ -74,7 +75,7 @@ func (r *run) mark(label string) { r.Marks = append(r.Marks, fmt.Sprintf("%d %s"
 // that the run ended cleanly: no finding, a log that passes the invariant layer, an idle agent.
 func play(t *testing.T, seed int64, w world) *run {
 	t.Helper()
-	s := sim.NewScheduler(sim.SchedulerOptions{Seed: seed, MaxVirtualTime: time.Hour})
+	s := sched.New(sched.Options{Seed: seed, MaxVirtualTime: time.Hour})
 	r := &run{RT: s, ActionErrors: map[string]error{}}
 	r.Provider = &recordingProvider{inner: sim.NewScriptedProvider(providerName, s, w.Answers...), run: r}
 	var tools []harness.Tool
@@ -220,7 +221,7 @@ func slowText() sim.Answer {
 // before touching the runtime.
 func newIdleAgent(t *testing.T) *harness.Agent {
 	t.Helper()
-	s := sim.NewScheduler(sim.SchedulerOptions{Seed: 1})
+	s := sched.New(sched.Options{Seed: 1})
 	a, err := harness.New(harness.Config{
 		Provider: sim.NewScriptedProvider(providerName, s),
 		Runtime:  s,
@@ -235,7 +236,7 @@ func okTool(name string) harness.Tool {
 }
 
 func TestNewRefusesBadConfig(t *testing.T) {
-	s := sim.NewScheduler(sim.SchedulerOptions{Seed: 1})
+	s := sched.New(sched.Options{Seed: 1})
 	good := func() harness.Config {
 		return harness.Config{Provider: sim.NewScriptedProvider(providerName, s), Runtime: s, Random: rand.New(rand.NewSource(1))}
 	}
@@ -268,7 +269,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 }
 
 func TestNewRefusesInvalidPolicyNamingTheField(t *testing.T) {
-	s := sim.NewScheduler(sim.SchedulerOptions{Seed: 1})
+	s := sched.New(sched.Options{Seed: 1})
 	cases := []struct {
 		field  string
 		change func(p *harness.RetryPolicy)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/sim"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // fixedStrategy waits the same delay every time and counts what it is told.
@@ -42,7 +43,7 @@ func (s *fixedStrategy) Observe(o harness.AttemptOutcome) {
 // tells an observer every attempt's outcome.
 func TestAUserStrategyPlugsIntoLlmRetry(t *testing.T) {
 	strategy := &fixedStrategy{delayMs: 250, budget: 3}
-	s := sim.NewScheduler(sim.SchedulerOptions{Seed: 1})
+	s := sched.New(sched.Options{Seed: 1})
 	var events []harness.Event
 	s.Run("main", func() {
 		limited := sim.Fail(100*time.Millisecond, sim.Failure(harness.CodeRateLimit, "slow down"))

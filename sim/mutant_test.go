@@ -10,6 +10,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/properties"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // The tests here check how the world catches one particular mutant (internal/mutants), so they
@@ -67,7 +68,7 @@ func TestMutantLivelockEndsAtThePlansLimits(t *testing.T) {
 		}
 		livelocked++
 		kind := o.Report.Findings[0].Kind
-		assert.Contains(t, []string{FindingHandoffLimit, FindingTaskLimit}, kind, "seed %d", seed)
+		assert.Contains(t, []string{sched.FindingHandoffLimit, sched.FindingTaskLimit}, kind, "seed %d", seed)
 		assert.LessOrEqual(t, o.Report.Handoffs, handoffLimit(s), "seed %d", seed)
 		assert.LessOrEqual(t, len(o.Report.Findings[0].Tasks), taskLimit(s)+1, "seed %d", seed)
 		assert.True(t, hasViolation(o.Violations, "run-completes"), "seed %d", seed)

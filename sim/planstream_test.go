@@ -10,6 +10,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // However the provider's failure is wrapped, FailureOf finds it with its code, status and
@@ -54,7 +55,7 @@ func TestStreamIgnoringCancelKeepsTalking(t *testing.T) {
 		Fault: faults.StreamIgnoresCancel, Chunks: 2, ChunkDelayMs: 100, IgnoreCancel: true,
 		Calls: []faults.Call{{Name: "read", LatencyMs: 1, Outcome: faults.OutcomeOK}}, Finish: harness.FinishToolCalls,
 	}}}
-	s := NewScheduler(SchedulerOptions{Seed: 1})
+	s := sched.New(sched.Options{Seed: 1})
 	var kinds []string
 	var times []int64
 	var streamErr error // checked outside: a scheduler task must not stop the test

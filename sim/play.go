@@ -12,6 +12,7 @@ import (
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/harness/filestore"
 	"github.com/turnsim/turnsim/properties"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // world is one schedule being played: the agent (its current incarnation, if crashes restart
@@ -21,7 +22,7 @@ type world struct {
 	rt       harness.Runtime
 	// scheduler is the deterministic scheduler, or nil on another runtime (which cannot kill a
 	// group of tasks, so crash actions are skipped there).
-	scheduler *Scheduler
+	scheduler *sched.Scheduler
 	// user is the user's part of the agent's configuration (the zero Agent: turnsim's own), and
 	// userTools what the world knows of its tools (nil: turnsim's simulated tools).
 	user      Agent
@@ -43,7 +44,7 @@ type world struct {
 	acknowledged []harness.Event
 
 	agent       *harness.Agent
-	process     *Process // the current incarnation's tasks (nil off the scheduler)
+	process     *sched.Process // the current incarnation's tasks (nil off the scheduler)
 	incarnation int
 	// life ends when the current incarnation dies: waits on it (WhenIdle) stop then.
 	life    context.Context
@@ -67,7 +68,7 @@ type world struct {
 // errCrashed ends an incarnation's life: its process died.
 var errCrashed = errors.New("sim: the agent's process crashed")
 
-func newWorld(schedule Schedule, rt harness.Runtime, scheduler *Scheduler, user Agent) *world {
+func newWorld(schedule Schedule, rt harness.Runtime, scheduler *sched.Scheduler, user Agent) *world {
 	t := newTracer(rt)
 	w := &world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user}
 	w.userTools = newUserTools(user, rt, schedule.Seed)

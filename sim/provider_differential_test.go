@@ -20,6 +20,7 @@ import (
 	"github.com/turnsim/turnsim/harness/provider/anthropic"
 	"github.com/turnsim/turnsim/harness/provider/openai"
 	"github.com/turnsim/turnsim/internal/faultserver"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // attemptOutcome is what one request gave the harness: the chunks, and the failure that ended it
@@ -60,7 +61,7 @@ func drainAttempt(ctx context.Context, p harness.Provider, req harness.Request) 
 // deterministic scheduler, one request after another.
 func simulatedAttempts(t *testing.T, plan faults.Plan) []attemptOutcome {
 	plan.HorizonMs = math.MaxInt64 // every planned answer is served, however long they take
-	s := NewScheduler(SchedulerOptions{Seed: 1, MaxVirtualTime: 24 * time.Hour})
+	s := sched.New(sched.Options{Seed: 1, MaxVirtualTime: 24 * time.Hour})
 	var outs []attemptOutcome
 	report := s.Run("main", func() {
 		p := &planProvider{runtime: s, tracer: newTracer(s), plan: &plan}

@@ -20,6 +20,7 @@ import (
 	"github.com/turnsim/turnsim/harness/provider/openai"
 	"github.com/turnsim/turnsim/internal/faultserver"
 	"github.com/turnsim/turnsim/properties"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // logDiffScale shrinks a plan's times (delays, Retry-After, tool latencies, the policy's delays)
@@ -83,7 +84,7 @@ func TestProviderModelLogMatchesRealHTTP(t *testing.T) {
 		}
 		compared++
 
-		s := NewScheduler(SchedulerOptions{Seed: 1, MaxVirtualTime: 24 * time.Hour})
+		s := sched.New(sched.Options{Seed: 1, MaxVirtualTime: 24 * time.Hour})
 		var simLog []harness.Event
 		report := s.Run("main", func() {
 			p := &planProvider{runtime: s, tracer: newTracer(s), plan: &plan}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // UserAction is something the user (or host) does to the agent at a fixed time from the start.
@@ -54,7 +55,7 @@ type ScenarioResult struct {
 	// Idle is whether the agent was idle when the run ended.
 	Idle bool
 	// Report is the scheduler's report, for simulated runs only.
-	Report *RunReport
+	Report *sched.RunReport
 }
 
 // scenarioProvider is the provider name every scenario uses.
@@ -116,7 +117,7 @@ func SimulateScenario(name string, seed int64) (ScenarioResult, error) {
 	if !ok {
 		return ScenarioResult{}, fmt.Errorf("sim: unknown scenario %q (known: %v)", name, ScenarioNames())
 	}
-	s := NewScheduler(SchedulerOptions{Seed: seed, MaxVirtualTime: time.Hour})
+	s := sched.New(sched.Options{Seed: seed, MaxVirtualTime: time.Hour})
 	var result ScenarioResult
 	var playErr error
 	report := s.Run("main", func() {

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/internal/splitmix"
 )
 
 // ScheduleVersion is the version of the schedule file format this build writes and reads.
@@ -50,13 +51,8 @@ const (
 	streamToolArguments
 )
 
-// deriveSeed mixes a seed and a stream number with SplitMix64's finaliser.
-func deriveSeed(seed int64, stream uint64) int64 {
-	z := uint64(seed) + (stream+1)*0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return int64(z ^ (z >> 31))
-}
+// deriveSeed mixes a seed and a stream number with SplitMix64's finaliser (splitmix.Derive).
+func deriveSeed(seed int64, stream uint64) int64 { return splitmix.Derive(seed, stream) }
 
 // NewSchedule draws the schedule of a seed. allowed restricts the swarm to those faults (nil:
 // the whole catalogue), as simrun's -faults flag does.

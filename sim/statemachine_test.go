@@ -11,7 +11,7 @@ package sim
 // out of data (as draws do while rapid shrinks) and t.Fatalf both panic to unwind the check, and
 // in a task that panic would be caught by the scheduler as a task's panic, not by rapid. Nor can
 // T.Repeat run on the check's goroutine and feed the scheduler an action at a time, because
-// Scheduler.Run runs the whole world to its end in one call. So the check draws everything (the
+// sched.Scheduler.Run runs the whole world to its end in one call. So the check draws everything (the
 // agent's configuration, its provider's script, the action list) first, runs the world, collects
 // what broke as text from inside the task, and reports it with t.Fatalf from its own goroutine
 // once Run has returned. rapid shrinks the action list as it would T.Repeat's.
@@ -30,6 +30,7 @@ import (
 
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/properties"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // Action kinds of the state machine, simplest first (rapid shrinks towards the first).
@@ -217,7 +218,7 @@ func TestAgentStateMachine(t *testing.T) {
 // machine runs the drawn actions on one agent, inside the scheduler's main task, and records the
 // first invariant that breaks. Nothing in it touches rapid.
 type machine struct {
-	s     *Scheduler
+	s     *sched.Scheduler
 	agent *harness.Agent
 	// disposedAtSeq is the log's length when the agent was disposed (Dispose, or Cancel with
 	// cause disposed); -1 while it is not.
@@ -238,7 +239,7 @@ const settleTimeout = time.Hour
 
 func runMachine(w machineWorld) *machine {
 	m := &machine{
-		s:             NewScheduler(SchedulerOptions{Seed: w.Seed, MaxVirtualTime: 3 * settleTimeout}),
+		s:             sched.New(sched.Options{Seed: w.Seed, MaxVirtualTime: 3 * settleTimeout}),
 		disposedAtSeq: -1,
 		failedAt:      -1,
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // The fair comparison with testing/synctest: the same schedules, doing the same work, on the
@@ -97,7 +98,7 @@ func fairSchedules(n int) []Schedule {
 
 // playOnScheduler is runWorld's runtime phase: the world played on a fresh scheduler, no checks.
 func playOnScheduler(schedule Schedule) *world {
-	scheduler := NewScheduler(SchedulerOptions{
+	scheduler := sched.New(sched.Options{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
 		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
 		MaxHandoffs:    handoffLimit(schedule),

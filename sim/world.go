@@ -10,6 +10,7 @@ import (
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/properties"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // livenessBoundMs is how long after the horizon the agent has to settle: long enough for the
@@ -50,7 +51,7 @@ type Outcome struct {
 	JSONL      []byte
 	Trace      properties.Trace
 	Violations []properties.Violation
-	Report     *RunReport
+	Report     *sched.RunReport
 	// Digest is the SHA-256 of the JSON Lines log: equal logs, equal digests.
 	Digest [sha256.Size]byte
 	// Exercised lists the faults that actually struck, in catalogue order.
@@ -84,7 +85,7 @@ func RunScheduleAgent(schedule Schedule, agent Agent) Outcome {
 
 // runWorld is RunScheduleWith, returning the world too, for tests to look inside (at its disk).
 func runWorld(schedule Schedule, agent Agent) (*world, Outcome) {
-	scheduler := NewScheduler(SchedulerOptions{
+	scheduler := sched.New(sched.Options{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
 		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
 		MaxHandoffs:    handoffLimit(schedule),
@@ -102,7 +103,7 @@ func runWorld(schedule Schedule, agent Agent) (*world, Outcome) {
 }
 
 // finishOutcome encodes the log, checks the properties and gathers coverage.
-func finishOutcome(w *world, report *RunReport) Outcome {
+func finishOutcome(w *world, report *sched.RunReport) Outcome {
 	schedule, agent, t := w.schedule, w.agent, w.tracer
 	var strategy *properties.StrategyInfo
 	if w.user.NewStrategy != nil {
@@ -175,5 +176,5 @@ func PlaySchedule(schedule Schedule, rt harness.Runtime) Outcome {
 	w.play()
 	elapsed := w.tracer.elapsed()
 	w.tracer.trace.EndMs = elapsed.Milliseconds()
-	return finishOutcome(w, &RunReport{VirtualElapsed: elapsed})
+	return finishOutcome(w, &sched.RunReport{VirtualElapsed: elapsed})
 }

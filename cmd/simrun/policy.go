@@ -13,7 +13,7 @@ import (
 
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/harness/zoo"
-	"github.com/turnsim/turnsim/sim"
+	"github.com/turnsim/turnsim/sim/herd"
 )
 
 // defaultPolicies is what `simrun policy` compares without -policies: the seed's own policy, the
@@ -43,7 +43,7 @@ type policyPlan struct {
 	names      []string
 	strategies []func() harness.RetryStrategy
 	keys       []string
-	herd       sim.HerdOptions
+	herd       herd.Options
 	seeds      []int64
 }
 
@@ -55,8 +55,8 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&f.requests, "requests", 0, "followups per agent, one turn at a time (default 3 in capacity mode, 1 in occ mode)")
 	fs.IntVar(&f.seeds, "seeds", 3, "how many seeds each policy runs (the results are averaged)")
 	fs.Int64Var(&f.seed, "seed", 1, "the first seed")
-	fs.StringVar(&f.mode, "mode", string(sim.ProviderCapacity), "the provider's model: capacity (a rate and a concurrency) or occ (Brooker's optimistic-concurrency row)")
-	capacity, occ := sim.DefaultCapacityModel(), sim.DefaultOCCModel()
+	fs.StringVar(&f.mode, "mode", string(herd.ProviderCapacity), "the provider's model: capacity (a rate and a concurrency) or occ (Brooker's optimistic-concurrency row)")
+	capacity, occ := herd.DefaultCapacityModel(), herd.DefaultOCCModel()
 	fs.Float64Var(&f.rps, "rps", capacity.RequestsPerSecond, "capacity mode: requests per second the provider serves (0: no limit)")
 	fs.IntVar(&f.concurrency, "concurrency", capacity.Concurrency, "capacity mode: requests it serves at once (0: no limit)")
 	fs.Float64Var(&f.serviceMs, "service", capacity.ServiceMs, "capacity mode: mean time to serve a request, in ms")
@@ -111,10 +111,10 @@ func runPolicy(args []string, stdout, stderr io.Writer) int {
 // or field.
 func (f *policyFlags) plan(set map[string]bool) (policyPlan, error) {
 	var p policyPlan
-	mode := sim.ProviderMode(f.mode)
+	mode := herd.ProviderMode(f.mode)
 	switch mode {
-	case sim.ProviderCapacity:
-		p.herd.Provider = sim.DefaultCapacityModel()
+	case herd.ProviderCapacity:
+		p.herd.Provider = herd.DefaultCapacityModel()
 		for _, name := range []string{"hop", "round"} {
 			if set[name] {
 				return p, fmt.Errorf("-%s is for -mode occ", name)
@@ -130,11 +130,11 @@ func (f *policyFlags) plan(set map[string]bool) (policyPlan, error) {
 			if !ok || err1 != nil || err2 != nil {
 				return p, fmt.Errorf("-outage %q is not from,to in ms (for example 2000,5000)", f.outage)
 			}
-			p.herd.Provider.Outage = sim.OutageWindow{FromMs: fromMs, ToMs: toMs}
+			p.herd.Provider.Outage = herd.OutageWindow{FromMs: fromMs, ToMs: toMs}
 		}
 		p.herd.RequestsPerAgent, p.herd.StartSpreadMs, p.herd.ThinkMs = 3, 1000, 500
-	case sim.ProviderOCC:
-		p.herd.Provider = sim.DefaultOCCModel()
+	case herd.ProviderOCC:
+		p.herd.Provider = herd.DefaultOCCModel()
 		for _, name := range []string{"rps", "concurrency", "service", "server-fraction", "outage"} {
 			if set[name] {
 				return p, fmt.Errorf("-%s is for -mode capacity", name)
@@ -220,12 +220,12 @@ func (f *policyFlags) plan(set map[string]bool) (policyPlan, error) {
 }
 
 // run runs every policy on every seed, on a pool of workers; results[policy][seed index].
-func (p policyPlan) run() [][]sim.HerdResult {
+func (p policyPlan) run() [][]herd.Result {
 	type job struct{ policy, seed int }
 	jobs := make(chan job)
-	results := make([][]sim.HerdResult, len(p.names))
+	results := make([][]herd.Result, len(p.names))
 	for i := range results {
-		results[i] = make([]sim.HerdResult, len(p.seeds))
+		results[i] = make([]herd.Result, len(p.seeds))
 	}
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(p.names)*len(p.seeds)) {
@@ -235,7 +235,7 @@ func (p policyPlan) run() [][]sim.HerdResult {
 			for j := range jobs {
 				opts := p.herd
 				opts.Strategy, opts.Seed = p.strategies[j.policy], p.seeds[j.seed]
-				results[j.policy][j.seed] = sim.RunHerd(opts)
+				results[j.policy][j.seed] = herd.Run(opts)
 			}
 		}()
 	}
@@ -267,7 +267,7 @@ type policyRow struct {
 }
 
 // averageRow averages one policy's seeds; the load series is averaged bucket by bucket.
-func averageRow(name, key string, results []sim.HerdResult) policyRow {
+func averageRow(name, key string, results []herd.Result) policyRow {
 	row := policyRow{Policy: name, Key: key}
 	n := float64(len(results))
 	for _, r := range results {
@@ -295,11 +295,11 @@ func averageRow(name, key string, results []sim.HerdResult) policyRow {
 func describeHerd(p policyPlan) string {
 	m := p.herd.Provider
 	var model string
-	if m.Mode == sim.ProviderOCC {
+	if m.Mode == herd.ProviderOCC {
 		model = fmt.Sprintf("occ mode (hops of %g ± %g ms, rounds of %g ms)", m.HopMs, m.HopSdMs, m.RoundMs)
 	} else {
 		model = fmt.Sprintf("capacity mode (%g requests/s, %d at once, service %g ms", m.RequestsPerSecond, m.Concurrency, m.ServiceMs)
-		if m.Outage != (sim.OutageWindow{}) {
+		if m.Outage != (herd.OutageWindow{}) {
 			model += fmt.Sprintf(", outage %g–%g ms", m.Outage.FromMs, m.Outage.ToMs)
 		}
 		model += ")"

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/turnsim/turnsim/sim"
+	"github.com/turnsim/turnsim/sim/timeline"
 )
 
 func runRepro(args []string, stdout, stderr io.Writer) int {
@@ -72,7 +73,7 @@ func runRepro(args []string, stdout, stderr io.Writer) int {
 		written = append(written, output{*scheduleFile, append(data, '\n')})
 	}
 	if *htmlFile != "" {
-		written = append(written, output{*htmlFile, sim.TimelineHTML(outcome)})
+		written = append(written, output{*htmlFile, timeline.HTML(timelineRun(outcome))})
 	}
 	if err := writeAll(written); err != nil {
 		return usageError(stderr, "%v", err)

@@ -1,4 +1,4 @@
-package sim
+package sched
 
 // Task goroutines are reused within a run. A fresh goroutine starts on a small stack and grows it
 // by copying as the harness's calls deepen: in the profile of a schedule's runtime phase that

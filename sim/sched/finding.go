@@ -1,4 +1,4 @@
-package sim
+package sched
 
 import (
 	"fmt"
@@ -15,11 +15,11 @@ const (
 	// FindingHang: a task held the baton for longer than the watchdog allows, blocked outside the
 	// runtime or spinning.
 	FindingHang = "hang"
-	// FindingVirtualTimeLimit: the next timer is due after SchedulerOptions.MaxVirtualTime.
+	// FindingVirtualTimeLimit: the next timer is due after Options.MaxVirtualTime.
 	FindingVirtualTimeLimit = "virtual-time-limit"
-	// FindingHandoffLimit: the run needed more than SchedulerOptions.MaxHandoffs decisions.
+	// FindingHandoffLimit: the run needed more than Options.MaxHandoffs decisions.
 	FindingHandoffLimit = "handoff-limit"
-	// FindingTaskLimit: the run had more than SchedulerOptions.MaxTasks unfinished tasks.
+	// FindingTaskLimit: the run had more than Options.MaxTasks unfinished tasks.
 	FindingTaskLimit = "task-limit"
 )
 

@@ -1,4 +1,4 @@
-package sim
+package timeline
 
 import (
 	"context"
@@ -22,26 +22,48 @@ import (
 
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/properties"
+	"github.com/turnsim/turnsim/sim"
 )
+
+// runOf is what cmd/simrun draws of an outcome: every field of Run, worded by sim's Describe.
+func runOf(o sim.Outcome) Run {
+	r := Run{
+		Seed:           o.Schedule.Seed,
+		Strategy:       o.Schedule.Strategy,
+		HorizonMs:      o.Schedule.Plan.HorizonMs,
+		Log:            o.Log,
+		Trace:          o.Trace,
+		Violations:     o.Violations,
+		Exercised:      o.Exercised,
+		Outcomes:       o.Outcomes,
+		Digest:         o.Digest,
+		Describe:       sim.Describe,
+		DescribeReason: sim.DescribeReason,
+	}
+	if o.Report != nil {
+		r.VirtualElapsed = o.Report.VirtualElapsed
+	}
+	return r
+}
 
 // timelineFeatures names what a seed's run must show for the chart to be tested on it, and how
 // to tell from the outcome. Seeds are found by scanning, not hard-coded, so a change to how
 // plans are drawn cannot quietly leave a mark untested.
 var timelineFeatures = []struct {
 	name string
-	has  func(o Outcome) bool
+	has  func(o sim.Outcome) bool
 }{
-	{"tool calls", func(o Outcome) bool { return len(o.Trace.Tools) >= 2 }},
-	{"retries", func(o Outcome) bool { return len(o.Trace.Waits) >= 2 }},
-	{"cancelled wait", func(o Outcome) bool {
+	{"tool calls", func(o sim.Outcome) bool { return len(o.Trace.Tools) >= 2 }},
+	{"retries", func(o sim.Outcome) bool { return len(o.Trace.Waits) >= 2 }},
+	{"cancelled wait", func(o sim.Outcome) bool {
 		return slices.ContainsFunc(o.Trace.Waits, func(w properties.Wait) bool { return w.Cancelled })
 	}},
-	{"cancel", func(o Outcome) bool {
+	{"cancel", func(o sim.Outcome) bool {
 		return slices.ContainsFunc(o.Trace.Cancels, func(c properties.Cancel) bool { return c.Running })
 	}},
-	{"crash", func(o Outcome) bool { return len(o.Trace.Crashes) > 0 && len(o.Trace.Restarts) > 0 }},
-	{"refused append", func(o Outcome) bool { return len(o.Trace.Refusals) > 0 }},
-	{"open turn", func(o Outcome) bool { return slices.Contains(timelineTurnKinds(o), "open") }},
+	{"crash", func(o sim.Outcome) bool { return len(o.Trace.Crashes) > 0 && len(o.Trace.Restarts) > 0 }},
+	{"refused append", func(o sim.Outcome) bool { return len(o.Trace.Refusals) > 0 }},
+	{"open turn", func(o sim.Outcome) bool { return slices.Contains(timelineTurnKinds(o), "open") }},
 }
 
 // timelineSeeds returns, for each feature, the first seed from 1 whose run shows it.
@@ -49,7 +71,7 @@ func timelineSeeds(t *testing.T) map[string]int64 {
 	t.Helper()
 	found := map[string]int64{}
 	for seed := int64(1); seed <= 400 && len(found) < len(timelineFeatures); seed++ {
-		o := RunSchedule(NewSchedule(seed, nil))
+		o := sim.RunSchedule(sim.NewSchedule(seed, nil))
 		for _, f := range timelineFeatures {
 			if _, ok := found[f.name]; !ok && f.has(o) {
 				found[f.name] = seed
@@ -64,7 +86,7 @@ func timelineSeeds(t *testing.T) map[string]int64 {
 
 // timelineTurnKinds lists, per turn of the log in turn order, how it ended ("open" if it did
 // not).
-func timelineTurnKinds(o Outcome) []string {
+func timelineTurnKinds(o sim.Outcome) []string {
 	kinds := map[int]string{}
 	for _, e := range o.Log {
 		switch d := e.Data.(type) {
@@ -131,7 +153,7 @@ func timelineCheckNoNetwork(t *testing.T, doc string) {
 }
 
 // timelineCheckMarkup checks a rendered timeline against the outcome it shows.
-func timelineCheckMarkup(t *testing.T, o Outcome, doc string) {
+func timelineCheckMarkup(t *testing.T, o sim.Outcome, doc string) {
 	t.Helper()
 	assert.True(t, strings.HasPrefix(doc, "<!DOCTYPE html>"))
 	assert.True(t, strings.HasSuffix(doc, "</html>\n"))
@@ -181,7 +203,7 @@ func timelineCheckMarkup(t *testing.T, o Outcome, doc string) {
 	for _, f := range o.Exercised {
 		assert.Contains(t, doc, f)
 	}
-	assert.Contains(t, doc, `<pre class="log">`+html.EscapeString(Timeline(o.Log, 0))+"</pre>", "the textual timeline, in full")
+	assert.Contains(t, doc, `<pre class="log">`+html.EscapeString(sim.Timeline(o.Log, 0))+"</pre>", "the textual timeline, in full")
 }
 
 func TestTimelineHTMLShowsEachKindOfRun(t *testing.T) {
@@ -189,11 +211,11 @@ func TestTimelineHTMLShowsEachKindOfRun(t *testing.T) {
 	for _, f := range timelineFeatures {
 		seed := seeds[f.name]
 		t.Run(fmt.Sprintf("%s seed %d", f.name, seed), func(t *testing.T) {
-			o := RunSchedule(NewSchedule(seed, nil))
-			doc := TimelineHTML(o)
+			o := sim.RunSchedule(sim.NewSchedule(seed, nil))
+			doc := HTML(runOf(o))
 			timelineCheckMarkup(t, o, string(doc))
-			assert.Equal(t, doc, TimelineHTML(RunSchedule(NewSchedule(seed, nil))), "the same seed gives the same bytes")
-			assert.Equal(t, doc, TimelineHTML(o), "the same outcome gives the same bytes")
+			assert.Equal(t, doc, HTML(runOf(sim.RunSchedule(sim.NewSchedule(seed, nil)))), "the same seed gives the same bytes")
+			assert.Equal(t, doc, HTML(runOf(o)), "the same outcome gives the same bytes")
 		})
 	}
 }
@@ -201,29 +223,29 @@ func TestTimelineHTMLShowsEachKindOfRun(t *testing.T) {
 func TestTimelineHTMLDrawsWhatTheTraceHolds(t *testing.T) {
 	seeds := timelineSeeds(t)
 
-	o := RunSchedule(NewSchedule(seeds["open turn"], nil))
-	assert.Contains(t, string(TimelineHTML(o)), `class="turn-bar turn-open"`, "an open turn is drawn hatched to the end")
+	o := sim.RunSchedule(sim.NewSchedule(seeds["open turn"], nil))
+	assert.Contains(t, string(HTML(runOf(o))), `class="turn-bar turn-open"`, "an open turn is drawn hatched to the end")
 
-	o = RunSchedule(NewSchedule(seeds["cancelled wait"], nil))
-	assert.Contains(t, string(TimelineHTML(o)), `<g class="wait wait-cancelled">`)
-	assert.Contains(t, string(TimelineHTML(o)), `<g class="wait-planned">`, "a cancelled wait shows the delay it did not wait")
+	o = sim.RunSchedule(sim.NewSchedule(seeds["cancelled wait"], nil))
+	assert.Contains(t, string(HTML(runOf(o))), `<g class="wait wait-cancelled">`)
+	assert.Contains(t, string(HTML(runOf(o))), `<g class="wait-planned">`, "a cancelled wait shows the delay it did not wait")
 
-	o = RunSchedule(NewSchedule(seeds["tool calls"], nil))
+	o = sim.RunSchedule(sim.NewSchedule(seeds["tool calls"], nil))
 	r := o.Trace.Tools[0]
-	want := fmt.Sprintf("tool call %s %s: %s, %s–%s", r.CallID, r.Name, r.Outcome, formatOffset(r.StartMs), formatOffset(r.EndMs))
-	assert.Contains(t, string(TimelineHTML(o)), want, "a tool call's tooltip")
+	want := fmt.Sprintf("tool call %s %s: %s, %s–%s", r.CallID, r.Name, r.Outcome, tlAt(r.StartMs), tlAt(r.EndMs))
+	assert.Contains(t, string(HTML(runOf(o))), want, "a tool call's tooltip")
 }
 
 func TestTimelineHTMLMarksViolations(t *testing.T) {
 	seeds := timelineSeeds(t)
-	o := RunSchedule(NewSchedule(seeds["tool calls"], nil))
+	o := sim.RunSchedule(sim.NewSchedule(seeds["tool calls"], nil))
 	require.Empty(t, o.Violations)
 	at := o.Log[len(o.Log)/2]
 	o.Violations = append(slices.Clone(o.Violations),
 		properties.Violation{Property: "fake-property", Message: `a <b>made-up</b> & "quoted" violation`, Seq: at.Seq, AtMs: at.Time},
 		properties.Violation{Property: "timeless-property", Message: "no time applies", AtMs: -1},
 	)
-	doc := string(TimelineHTML(o))
+	doc := string(HTML(runOf(o)))
 	svg := timelineSVG(t, doc)
 	timelineCheckWellFormed(t, svg)
 	timelineCheckNoNetwork(t, doc)
@@ -240,14 +262,14 @@ func TestTimelineHTMLMarksViolations(t *testing.T) {
 
 func TestTimelineHTMLSurvivesOddOutcomes(t *testing.T) {
 	t.Run("empty", func(t *testing.T) {
-		doc := string(TimelineHTML(Outcome{}))
+		doc := string(HTML(runOf(sim.Outcome{})))
 		timelineCheckWellFormed(t, timelineSVG(t, doc))
 		timelineCheckNoNetwork(t, doc)
 		assert.Contains(t, doc, "<dt>events</dt><dd>0</dd>")
 	})
 	t.Run("hostile text and half-written records", func(t *testing.T) {
-		o := Outcome{
-			Schedule: Schedule{Seed: -3},
+		o := sim.Outcome{
+			Schedule: sim.Schedule{Seed: -3},
 			Log: []harness.Event{
 				{Seq: 1, Type: harness.TypeStepStart, Time: 10, Data: harness.StepStart{Turn: 2, Step: 1}},
 				{Seq: 2, Type: harness.TypeToolCall, Time: 20, Data: harness.ToolCall{Turn: 2, Step: 1, CallID: "c<1>", Name: "x\x00\"&'"}},
@@ -262,7 +284,7 @@ func TestTimelineHTMLSurvivesOddOutcomes(t *testing.T) {
 			},
 			Violations: []properties.Violation{{Property: "p", Message: "m", AtMs: 1_000_000}},
 		}
-		doc := string(TimelineHTML(o))
+		doc := string(HTML(runOf(o)))
 		svg := timelineSVG(t, doc)
 		timelineCheckWellFormed(t, svg)
 		timelineCheckNoNetwork(t, doc)
@@ -299,8 +321,8 @@ func timelineChromium() string {
 // installed it says so and checks the markup instead.
 func TestTimelineHTMLRendersInBrowser(t *testing.T) {
 	seeds := timelineSeeds(t)
-	o := RunSchedule(NewSchedule(seeds["tool calls"], nil))
-	doc := TimelineHTML(o)
+	o := sim.RunSchedule(sim.NewSchedule(seeds["tool calls"], nil))
+	doc := HTML(runOf(o))
 	chromium := timelineChromium()
 	if chromium == "" {
 		t.Log("chromium not installed: skipped the render, checked the markup")
@@ -369,3 +391,13 @@ func timelineHasColour(img image.Image, want [3]uint32) bool {
 }
 
 func timelineNear(a, b uint32) bool { return a+4 >= b && b+4 >= a }
+
+func TestTimelineHTMLWithoutDescribersWritesBareTypes(t *testing.T) {
+	doc := string(HTML(Run{Log: []harness.Event{
+		{Seq: 1, Type: harness.TypeTurnStart, Time: 0, Data: harness.TurnStart{Turn: 1}},
+		{Seq: 2, Type: harness.TypeTurnEnd, Time: 1500, Data: harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: "completed"}}},
+	}}))
+	timelineCheckWellFormed(t, timelineSVG(t, doc))
+	assert.Contains(t, doc, "  +1.500s  "+harness.TypeTurnEnd+"\n", "the log's lines name the event type alone")
+	assert.Contains(t, doc, "turn 1 completed", "the turn's bar is labelled with the reason's kind alone")
+}

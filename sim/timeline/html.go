@@ -1,4 +1,4 @@
-package sim
+package timeline
 
 import (
 	"bytes"
@@ -7,21 +7,22 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/properties"
 )
 
-// TimelineHTML renders one run as a self-contained HTML document: an SVG chart of the run in
+// HTML renders one run as a self-contained HTML document: an SVG chart of the run in
 // virtual time (a lane per turn, per step and per tool call; provider attempts and backoff waits
 // on their step's lane; cancellations, crashes, restarts, refused appends and violations as
-// markers), then the seed, the faults that struck, the violations and the textual Timeline.
+// markers), then the seed, the faults that struck, the violations and the session log as text.
 //
 // The document loads nothing: no script, font, stylesheet or image from anywhere, so it opens
 // the same from a CI artifact, a mail attachment or a machine with no network. Every mark has a
-// <title> (a hover tooltip) with its details. The same Outcome gives the same bytes.
-func TimelineHTML(o Outcome) []byte {
+// <title> (a hover tooltip) with its details. The same Run gives the same bytes.
+func HTML(o Run) []byte {
 	m := tlBuildModel(o)
 	var b bytes.Buffer
 	tlWriteHead(&b, o, m)
@@ -47,6 +48,9 @@ type tlModel struct {
 	trace       properties.Trace
 	violations  []properties.Violation
 	horizonMs   int64
+	// describe and describeReason word events and turn ends (Run.Describe, Run.DescribeReason).
+	describe       func(harness.Event) string
+	describeReason func(harness.TurnEndReason) string
 }
 
 // tlTurn is one turn: from its turn/start to its turn/end (open when the log has none).
@@ -90,8 +94,9 @@ const tlWallClockMs = 24 * 60 * 60 * 1000
 
 // tlBuildModel gathers turns and steps from the log, then hangs the trace's requests, waits and
 // tool runs on them.
-func tlBuildModel(o Outcome) *tlModel {
-	m := &tlModel{origin: tlOrigin(o), trace: o.Trace, violations: o.Violations, horizonMs: o.Schedule.Plan.HorizonMs}
+func tlBuildModel(o Run) *tlModel {
+	m := &tlModel{origin: tlOrigin(o), trace: o.Trace, violations: o.Violations, horizonMs: o.HorizonMs}
+	m.describe, m.describeReason = o.describers()
 	steps := map[[2]int]*tlStep{}
 	turns := map[int]*tlTurn{}
 	tools := map[string]*tlTool{}
@@ -137,11 +142,11 @@ func (m *tlModel) buildFromLog(log []harness.Event, turns map[int]*tlTurn, steps
 		switch d := e.Data.(type) {
 		case harness.TurnStart:
 			t := m.turn(turns, d.Turn, at)
-			t.startMs, t.startEvent = at, Describe(e)
+			t.startMs, t.startEvent = at, m.describe(e)
 		case harness.TurnEnd:
 			t := m.turn(turns, d.Turn, at)
 			reason := d.Reason
-			t.endMs, t.open, t.reason, t.endEvent = at, false, &reason, Describe(e)
+			t.endMs, t.open, t.reason, t.endEvent = at, false, &reason, m.describe(e)
 		case harness.StepStart:
 			m.step(turns, steps, d.Turn, d.Step, at).startMs = at
 		case harness.StepEnd:
@@ -195,7 +200,7 @@ func (m *tlModel) step(turns map[int]*tlTurn, steps map[[2]int]*tlStep, turn, n 
 
 // waitStep finds the step a backoff wait belongs to: the step whose attempt failed at the
 // instant the wait began, else the step of the llm/retry the wait followed.
-func (m *tlModel) waitStep(o Outcome, w properties.Wait, steps map[[2]int]*tlStep) *tlStep {
+func (m *tlModel) waitStep(o Run, w properties.Wait, steps map[[2]int]*tlStep) *tlStep {
 	for i := len(o.Trace.Requests) - 1; i >= 0; i-- {
 		if r := o.Trace.Requests[i]; r.EndMs == w.StartMs {
 			if s := steps[[2]int{r.Turn, r.Step}]; s != nil {
@@ -229,9 +234,9 @@ func (m *tlModel) closeOpen() {
 }
 
 // tlOrigin is the log's clock at the chart's time 0: 0 on the scheduler, whose clock starts at
-// Unix time 0, so the chart reads like Timeline(o.Log, 0); on a real clock, the earliest time
+// Unix time 0, so the chart reads like sim.Timeline(o.Log, 0); on a real clock, the earliest time
 // the log or the trace holds.
-func tlOrigin(o Outcome) int64 {
+func tlOrigin(o Run) int64 {
 	earliest := int64(-1)
 	see := func(ms int64) {
 		if ms >= 0 && (earliest < 0 || ms < earliest) {
@@ -252,11 +257,9 @@ func tlOrigin(o Outcome) int64 {
 
 // tlEnd is the chart's right edge: the end of the run (its virtual time, the trace's end) or
 // the last thing that happened, whichever is later, and never less than a tenth of a second.
-func tlEnd(o Outcome, origin int64) int64 {
+func tlEnd(o Run, origin int64) int64 {
 	end := max(int64(100), o.Trace.EndMs)
-	if o.Report != nil {
-		end = max(end, o.Report.VirtualElapsed.Milliseconds())
-	}
+	end = max(end, o.VirtualElapsed.Milliseconds())
 	for _, e := range o.Log {
 		end = max(end, e.Time-origin)
 	}
@@ -378,7 +381,9 @@ func tlSeconds(ms int64) string {
 }
 
 // tlAt renders a time for a tooltip, to the millisecond: "1.500s".
-func tlAt(ms int64) string { return formatOffset(ms) }
+func tlAt(ms int64) string {
+	return fmt.Sprintf("%.3fs", (time.Duration(ms) * time.Millisecond).Seconds())
+}
 
 // tlRange renders an interval for a tooltip: "0.120s–0.550s".
 func tlRange(startMs, endMs int64) string { return tlAt(startMs) + "–" + tlAt(endMs) }
@@ -503,7 +508,7 @@ func (c *tlChart) writeTurn(t *tlTurn) {
 	kind := "open"
 	desc := "still open at the end of the run"
 	if t.reason != nil {
-		kind, desc = t.reason.Kind, DescribeReason(*t.reason)
+		kind, desc = t.reason.Kind, c.m.describeReason(*t.reason)
 	}
 	top := c.lane(fmt.Sprintf("turn %d %s", t.n, desc), "lane-turn", 0, tlLaneH)
 	title := fmt.Sprintf("turn %d: %s, %s", t.n, desc, tlRange(t.startMs, t.endMs))
@@ -889,26 +894,26 @@ pre.log { background: #f6f8fa; border: 1px solid #ddd; padding: 8px; font: 12px/
 `
 
 // tlWriteHead writes the document's head, its stylesheet and the title line.
-func tlWriteHead(b *bytes.Buffer, o Outcome, m *tlModel) {
+func tlWriteHead(b *bytes.Buffer, o Run, m *tlModel) {
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-	fmt.Fprintf(b, "<title>turnsim timeline: seed %d</title>\n", o.Schedule.Seed)
+	fmt.Fprintf(b, "<title>turnsim timeline: seed %d</title>\n", o.Seed)
 	b.WriteString(tlStyle)
 	b.WriteString("</head>\n<body>\n")
-	fmt.Fprintf(b, "<h1>turnsim timeline: seed %d</h1>\n", o.Schedule.Seed)
+	fmt.Fprintf(b, "<h1>turnsim timeline: seed %d</h1>\n", o.Seed)
 	fmt.Fprintf(b, "<p class=\"sub\">%d events, %s of virtual time, %d violation(s). Hover over a mark for its details.</p>\n<div class=\"chart\">\n",
 		len(o.Log), tlAt(m.endMs), len(o.Violations))
 }
 
 // tlWriteSummary writes what lies under the chart: the run's facts, the violations and the
 // textual timeline.
-func tlWriteSummary(b *bytes.Buffer, o Outcome, m *tlModel) {
+func tlWriteSummary(b *bytes.Buffer, o Run, m *tlModel) {
 	b.WriteString("</div>\n<h2>Run</h2>\n<dl class=\"run\">\n")
 	row := func(name, value string) {
 		fmt.Fprintf(b, "<dt>%s</dt><dd>%s</dd>\n", tlEsc(name), tlEsc(value))
 	}
-	row("seed", strconv.FormatInt(o.Schedule.Seed, 10))
-	if o.Schedule.Strategy != "" {
-		row("strategy", o.Schedule.Strategy)
+	row("seed", strconv.FormatInt(o.Seed, 10))
+	if o.Strategy != "" {
+		row("strategy", o.Strategy)
 	}
 	row("faults that struck", tlList(o.Exercised))
 	row("events", strconv.Itoa(len(o.Log)))
@@ -933,7 +938,7 @@ func tlWriteSummary(b *bytes.Buffer, o Outcome, m *tlModel) {
 		b.WriteString("</ol>\n")
 	}
 	b.WriteString("<h2>Session log</h2>\n<pre class=\"log\">")
-	b.WriteString(tlEsc(Timeline(o.Log, m.origin)))
+	b.WriteString(tlEsc(tlLogText(o.Log, m.origin, m.describe)))
 	b.WriteString("</pre>\n")
 }
 

@@ -1,4 +1,4 @@
-package sim
+package sched
 
 // The deterministic scheduler: the simulator's harness.Runtime.
 //
@@ -12,7 +12,7 @@ package sim
 //
 // What makes a run reproducible:
 //   - the next task is drawn by a picker from the runnable tasks listed in creation order, with a
-//     random source (faults.NewRand: SplitMix64) seeded from SchedulerOptions.Seed (never the
+//     random source (splitmix.NewRand: SplitMix64) seeded from Options.Seed (never the
 //     global one);
 //   - virtual time moves only when no task is runnable, straight to the earliest timer; all timers
 //     due at that instant become runnable together and the picker orders them;
@@ -44,13 +44,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/internal/splitmix"
 )
 
-// SchedulerOptions configure one run. The zero value is usable: seed 0, epoch at Unix 0, no
+// Options configure one run. The zero value is usable: seed 0, epoch at Unix 0, no
 // virtual-time limit, a million handoffs and a ten-second watchdog.
-type SchedulerOptions struct {
+type Options struct {
 	// Seed seeds the scheduling random source; the same seed and task code give the same run.
 	Seed int64
 	// Start is the virtual epoch, the clock's reading when the run begins. The zero value means
@@ -79,7 +79,7 @@ type SchedulerOptions struct {
 	Watchdog time.Duration
 }
 
-// Defaults for the zero fields of SchedulerOptions.
+// Defaults for the zero fields of Options.
 const (
 	defaultMaxHandoffs = 1_000_000
 	defaultMaxTasks    = 100_000
@@ -90,7 +90,7 @@ const (
 // harness.Runtime, so the harness's turn loop runs on it unchanged. A Scheduler serves a single
 // Run; make a new one per run, so runs never share state and can go in parallel.
 type Scheduler struct {
-	opts  SchedulerOptions
+	opts  Options
 	start time.Time
 	picker
 
@@ -121,8 +121,8 @@ type Scheduler struct {
 
 var _ harness.Runtime = (*Scheduler)(nil)
 
-// NewScheduler makes a scheduler for one run with opts, zero fields replaced by their defaults.
-func NewScheduler(opts SchedulerOptions) *Scheduler {
+// New makes a scheduler for one run with opts, zero fields replaced by their defaults.
+func New(opts Options) *Scheduler {
 	if opts.Start.IsZero() {
 		opts.Start = time.Unix(0, 0).UTC()
 	}
@@ -140,9 +140,9 @@ func NewScheduler(opts SchedulerOptions) *Scheduler {
 	}
 	s := &Scheduler{opts: opts, start: opts.Start}
 	if opts.PCTDepth > 0 {
-		s.picker = newPCTPicker(faults.NewRand(opts.Seed), opts.PCTDepth)
+		s.picker = newPCTPicker(splitmix.NewRand(opts.Seed), opts.PCTDepth)
 	} else {
-		s.picker = uniformPicker{rng: faults.NewRand(opts.Seed)}
+		s.picker = uniformPicker{rng: splitmix.NewRand(opts.Seed)}
 	}
 	return s
 }
@@ -165,6 +165,10 @@ func (s *Scheduler) Clock() harness.Clock { return virtualClock{s} }
 // Now returns the virtual time, Start plus the virtual time elapsed so far.
 func (s *Scheduler) Now() time.Time { return s.start.Add(s.elapsed) }
 
+// Elapsed returns the virtual time since Start: what a model of a service run on the scheduler
+// (a herd's provider) measures its windows and rates from.
+func (s *Scheduler) Elapsed() time.Duration { return s.elapsed }
+
 // Handoffs returns the number of scheduling decisions so far, for speed metrics. Like every
 // method, call it from a task or after Run returns.
 func (s *Scheduler) Handoffs() int { return s.handoffs }
@@ -180,7 +184,7 @@ func (c virtualClock) Now() time.Time { return c.s.Now() }
 // watchdog reported as hung, which nothing can stop; see Finding). Run may be called once.
 func (s *Scheduler) Run(name string, main func()) *RunReport {
 	if s.started {
-		panic("sim: Run called twice on one Scheduler; make a Scheduler per run")
+		panic("sched: Run called twice on one Scheduler; make a Scheduler per run")
 	}
 	s.started = true
 	s.watch = startWatchdog(s.opts.Watchdog, &s.progress)
@@ -269,7 +273,7 @@ func (s *Scheduler) next() *task {
 		runnable = s.collectRunnable()
 	}
 	if len(runnable) == 0 {
-		panic("sim: invariant violated: no task runnable after virtual time advanced")
+		panic("sched: invariant violated: no task runnable after virtual time advanced")
 	}
 	if s.handoffs >= s.opts.MaxHandoffs {
 		s.addFinding(Finding{
@@ -280,7 +284,7 @@ func (s *Scheduler) next() *task {
 	}
 	i := s.pick(runnable)
 	if i < 0 || i >= len(runnable) {
-		panic(fmt.Sprintf("sim: invariant violated: picker chose %d of %d runnable tasks", i, len(runnable)))
+		panic(fmt.Sprintf("sched: invariant violated: picker chose %d of %d runnable tasks", i, len(runnable)))
 	}
 	s.handoffs++
 	return runnable[i]
@@ -333,7 +337,7 @@ func (s *Scheduler) advanceTime() bool {
 		return false
 	}
 	if earliest < s.elapsed {
-		panic(fmt.Sprintf("sim: invariant violated: timer at +%v is before the virtual now +%v", earliest, s.elapsed))
+		panic(fmt.Sprintf("sched: invariant violated: timer at +%v is before the virtual now +%v", earliest, s.elapsed))
 	}
 	if s.opts.MaxVirtualTime > 0 && earliest > s.opts.MaxVirtualTime {
 		s.addFinding(Finding{
@@ -359,6 +363,16 @@ func (s *Scheduler) addFinding(f Finding) {
 		f.Tasks = append(f.Tasks, TaskSite{Name: t.name, Site: t.site()})
 	}
 	s.findings = append(s.findings, f)
+}
+
+// Stop ends the run with a finding of the caller's own kind (a herd's request limit): the run
+// stops when the calling task next yields, as after a panic, and the finding lists every task as
+// for the scheduler's own. A run keeps its first finding: Stop after one does nothing. Call it
+// from a task.
+func (s *Scheduler) Stop(kind, message string) {
+	if len(s.findings) == 0 {
+		s.addFinding(Finding{Kind: kind, Message: message})
+	}
 }
 
 // unwind ends every unfinished task, in creation order, so that no goroutine outlives the run.
@@ -409,7 +423,7 @@ func (s *Scheduler) remove(t *task) {
 			return
 		}
 	}
-	panic(fmt.Sprintf("sim: invariant violated: finished task %q is not in the task list", t.name))
+	panic(fmt.Sprintf("sched: invariant violated: finished task %q is not in the task list", t.name))
 }
 
 // allStacks returns the stacks of every goroutine in the process, for hang reports.

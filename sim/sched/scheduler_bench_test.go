@@ -1,4 +1,4 @@
-package sim
+package sched
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 // BenchmarkHandoff measures one baton exchange: two tasks ping-pong through two queues, so every
 // Get parks its task and every Put wakes the other one. One iteration is one round trip.
 func BenchmarkHandoff(b *testing.B) {
-	s := NewScheduler(SchedulerOptions{Seed: 1, MaxHandoffs: 2*b.N + 10})
+	s := New(Options{Seed: 1, MaxHandoffs: 2*b.N + 10})
 	b.ReportAllocs()
 	b.ResetTimer()
 	report := s.Run("ping", func() {
@@ -38,7 +38,7 @@ func BenchmarkSmallRun(b *testing.B) {
 	b.ReportAllocs()
 	handoffs := 0
 	for i := range b.N {
-		s := NewScheduler(SchedulerOptions{Seed: int64(i)})
+		s := New(Options{Seed: int64(i)})
 		report := s.Run("main", func() {
 			results := s.NewQueue("results")
 			for w := range 4 {

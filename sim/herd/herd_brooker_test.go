@@ -1,4 +1,4 @@
-package sim
+package herd
 
 import (
 	"sync"
@@ -37,7 +37,7 @@ func brookerExperiment(t *testing.T, n int, first int64, count int) map[string]b
 	t.Helper()
 	type run struct {
 		policy string
-		result HerdResult
+		result Result
 	}
 	runs := make(chan run, len(brookerPolicies)*count)
 	var wg sync.WaitGroup
@@ -51,7 +51,7 @@ func brookerExperiment(t *testing.T, n int, first int64, count int) map[string]b
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				runs <- run{policy, RunHerd(HerdOptions{Agents: n, Seed: seed, Provider: DefaultOCCModel(), Strategy: strategy})}
+				runs <- run{policy, Run(Options{Agents: n, Seed: seed, Provider: DefaultOCCModel(), Strategy: strategy})}
 			}()
 		}
 	}

@@ -1,4 +1,4 @@
-package sim
+package herd
 
 // The herd: many agents sharing one provider, to judge a retry policy under contention. Every
 // agent is a real harness.Agent with its own session, all running on one deterministic
@@ -14,14 +14,16 @@ import (
 	"math/rand"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/internal/splitmix"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
-// MaxHerdAgents bounds a herd: enough for a thundering herd, small enough to run in seconds.
-const MaxHerdAgents = 1000
+// MaxAgents bounds a herd: enough for a thundering herd, small enough to run in seconds.
+const MaxAgents = 1000
 
-// HerdOptions configure one herd.
-type HerdOptions struct {
-	// Agents is how many agents share the provider, 1 to MaxHerdAgents.
+// Options configure one herd.
+type Options struct {
+	// Agents is how many agents share the provider, 1 to MaxAgents.
 	Agents int
 	// Strategy is called once: its instance is shared by every agent, as a client library would
 	// share its token bucket (see harness/zoo for the published ones).
@@ -41,7 +43,7 @@ type HerdOptions struct {
 	// in [0, ThinkMs)).
 	ThinkMs float64
 	// MaxVirtualMs bounds the run's virtual time; 0 means one hour. A herd still running then
-	// ends with a finding (HerdResult.Findings).
+	// ends with a finding (Result.Findings).
 	MaxVirtualMs float64
 	// MaxRequests bounds the requests the provider takes; 0 means 200 per agent, at least
 	// 100,000. One more ends the run with a request-limit finding, so a policy that retries at
@@ -60,31 +62,31 @@ const (
 	herdMaxHandoffs               = 5_000_000
 )
 
-// FindingRequestLimit: a herd's provider took more than HerdOptions.MaxRequests requests.
+// FindingRequestLimit: a herd's provider took more than Options.MaxRequests requests.
 const FindingRequestLimit = "request-limit"
 
 // Validate refuses options a herd cannot run with, naming the field.
-func (o HerdOptions) Validate() error {
+func (o Options) Validate() error {
 	switch {
-	case o.Agents < 1 || o.Agents > MaxHerdAgents:
-		return fmt.Errorf("sim: herd: agents: %d is outside 1..%d", o.Agents, MaxHerdAgents)
+	case o.Agents < 1 || o.Agents > MaxAgents:
+		return fmt.Errorf("herd: agents: %d is outside 1..%d", o.Agents, MaxAgents)
 	case o.Strategy == nil:
-		return errors.New("sim: herd: strategy: none given")
+		return errors.New("herd: strategy: none given")
 	case o.RequestsPerAgent < 0:
-		return fmt.Errorf("sim: herd: requestsPerAgent: %d is negative", o.RequestsPerAgent)
+		return fmt.Errorf("herd: requestsPerAgent: %d is negative", o.RequestsPerAgent)
 	}
 	for _, f := range []struct {
 		field string
 		v     float64
 	}{{"startSpreadMs", o.StartSpreadMs}, {"thinkMs", o.ThinkMs}, {"maxVirtualMs", o.MaxVirtualMs}, {"maxRequests", float64(o.MaxRequests)}} {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
-			return fmt.Errorf("sim: herd: %s: %g is not a finite number ≥ 0", f.field, f.v)
+			return fmt.Errorf("herd: %s: %g is not a finite number ≥ 0", f.field, f.v)
 		}
 	}
 	return o.Provider.Validate()
 }
 
-// Random streams of a herd, derived from its seed (deriveSeed), apart from the schedules' own.
+// Random streams of a herd, derived from its seed (splitmix.Derive), apart from the schedules' own.
 const (
 	herdStreamScheduler uint64 = 100 + iota
 	herdStreamWorld
@@ -100,11 +102,11 @@ type herdAgent struct {
 	errs    []string  // agent/error events and failed sends
 }
 
-// RunHerd runs one herd to its end: every agent sends its followups, one turn at a time, and the
+// Run runs one herd to its end: every agent sends its followups, one turn at a time, and the
 // run is over when every turn has ended (or at a bound, see MaxVirtualMs). It panics on options
 // Validate refuses (check user input with Validate first) and on a strategy harness.New refuses
 // (one without a key, or with a normal-mode budget below 1).
-func RunHerd(opts HerdOptions) HerdResult {
+func Run(opts Options) Result {
 	if err := opts.Validate(); err != nil {
 		panic(err.Error())
 	}
@@ -113,8 +115,8 @@ func RunHerd(opts HerdOptions) HerdResult {
 	if maxVirtualMs == 0 {
 		maxVirtualMs = defaultHerdMaxVirtualMs
 	}
-	s := NewScheduler(SchedulerOptions{
-		Seed:           deriveSeed(opts.Seed, herdStreamScheduler),
+	s := sched.New(sched.Options{
+		Seed:           splitmix.Derive(opts.Seed, herdStreamScheduler),
 		MaxVirtualTime: herdDuration(maxVirtualMs),
 		MaxHandoffs:    herdMaxHandoffs,
 	})
@@ -123,8 +125,8 @@ func RunHerd(opts HerdOptions) HerdResult {
 	if maxRequests == 0 {
 		maxRequests = max(defaultHerdMaxRequestsAtLeast, defaultHerdRequestsPerAgent*opts.Agents)
 	}
-	provider := newHerdProvider(opts.Provider, s, deriveSeed(opts.Seed, herdStreamProvider), maxRequests)
-	world := rand.New(rand.NewSource(deriveSeed(opts.Seed, herdStreamWorld)))
+	provider := newHerdProvider(opts.Provider, s, splitmix.Derive(opts.Seed, herdStreamProvider), maxRequests)
+	world := rand.New(rand.NewSource(splitmix.Derive(opts.Seed, herdStreamWorld)))
 	agents := make([]*herdAgent, opts.Agents)
 	for i := range agents {
 		h := &herdAgent{startMs: world.Float64() * opts.StartSpreadMs}
@@ -139,7 +141,7 @@ func RunHerd(opts HerdOptions) HerdResult {
 			agent, err := harness.New(harness.Config{
 				Provider:      provider,
 				Runtime:       s,
-				Random:        rand.New(rand.NewSource(deriveSeed(opts.Seed, herdStreamAgents+uint64(i)))),
+				Random:        rand.New(rand.NewSource(splitmix.Derive(opts.Seed, herdStreamAgents+uint64(i)))),
 				RetryStrategy: strategy,
 				OnError:       h.onError,
 			})
@@ -154,7 +156,7 @@ func RunHerd(opts HerdOptions) HerdResult {
 		}
 	})
 	if buildErr != nil {
-		panic(fmt.Sprintf("sim: herd: the strategy was refused: %v", buildErr))
+		panic(fmt.Sprintf("herd: the strategy was refused: %v", buildErr))
 	}
 	return summariseHerd(opts, strategy, provider, agents, report)
 }
@@ -169,7 +171,7 @@ func (h *herdAgent) onError(e harness.AgentError) {
 }
 
 // play is one agent's user: it waits for its start, then sends its followups one turn at a time.
-func (h *herdAgent) play(s *Scheduler, index, requests int) {
+func (h *herdAgent) play(s *sched.Scheduler, index, requests int) {
 	if h.startMs > 0 {
 		s.Sleep(herdDuration(h.startMs))
 	}

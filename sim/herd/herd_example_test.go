@@ -1,4 +1,4 @@
-package sim_test
+package herd_test
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/harness/zoo"
-	"github.com/turnsim/turnsim/sim"
+	"github.com/turnsim/turnsim/sim/herd"
 )
 
 // retryBudget is a policy a user might want to try: full-jitter backoff, but the whole process
@@ -46,11 +46,11 @@ func (b *retryBudget) Decide(c harness.RetryContext) harness.RetryDecision {
 
 // A Go user plugs any RetryStrategy into a herd and compares it with a published one on the same
 // seed: 200 agents, 3 requests each, one provider with limited capacity.
-func ExampleRunHerd() {
-	run := func(strategy func() harness.RetryStrategy) sim.HerdResult {
-		return sim.RunHerd(sim.HerdOptions{
+func ExampleRun() {
+	run := func(strategy func() harness.RetryStrategy) herd.Result {
+		return herd.Run(herd.Options{
 			Agents: 200, RequestsPerAgent: 3, StartSpreadMs: 1000, Seed: 1,
-			Provider: sim.DefaultCapacityModel(),
+			Provider: herd.DefaultCapacityModel(),
 			Strategy: strategy,
 		})
 	}

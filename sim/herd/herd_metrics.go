@@ -1,4 +1,4 @@
-package sim
+package herd
 
 // What a herd measured, and the properties every policy must keep, checked on every agent's log.
 
@@ -9,20 +9,21 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // Metric resolutions.
 const (
-	// HerdLoadBucketMs is the width of a load bucket, and of the window of PeakPer100Ms.
-	HerdLoadBucketMs = 100
-	// HerdGoodputBucketMs is the width of a goodput bucket.
-	HerdGoodputBucketMs = 1000
+	// LoadBucketMs is the width of a load bucket, and of the window of PeakPer100Ms.
+	LoadBucketMs = 100
+	// GoodputBucketMs is the width of a goodput bucket.
+	GoodputBucketMs = 1000
 	// herdViolationsMax bounds the violations a result lists; the count goes on.
 	herdViolationsMax = 20
 )
 
-// HerdResult is what one herd measured.
-type HerdResult struct {
+// Result is what one herd measured.
+type Result struct {
 	Agents int `json:"agents"`
 	// StrategyKey is the shared strategy's key.
 	StrategyKey string `json:"strategyKey"`
@@ -62,12 +63,12 @@ type HerdResult struct {
 	ViolationCount int      `json:"violationCount"`
 	// Findings is why the run ended early, if it did (a virtual-time limit, a deadlock).
 	Findings []string `json:"findings"`
-	// Logs holds every agent's session log, with HerdOptions.KeepLogs.
+	// Logs holds every agent's session log, with Options.KeepLogs.
 	Logs [][]harness.Event `json:"-"`
 }
 
 // GoodputMean is the successful requests per second of the run, start to finish.
-func (r HerdResult) GoodputMean() float64 {
+func (r Result) GoodputMean() float64 {
 	if r.FinishMs <= 0 {
 		return 0
 	}
@@ -79,8 +80,8 @@ func (r HerdResult) GoodputMean() float64 {
 }
 
 // summariseHerd measures the run and checks every agent's log.
-func summariseHerd(opts HerdOptions, strategy harness.RetryStrategy, p *herdProvider, agents []*herdAgent, report *RunReport) HerdResult {
-	r := HerdResult{
+func summariseHerd(opts Options, strategy harness.RetryStrategy, p *herdProvider, agents []*herdAgent, report *sched.RunReport) Result {
+	r := Result{
 		Agents:         opts.Agents,
 		StrategyKey:    strategy.Key(),
 		Attempts:       len(p.requests),
@@ -130,9 +131,9 @@ func summariseHerd(opts HerdOptions, strategy harness.RetryStrategy, p *herdProv
 	r.CompletionP50Ms = nearestRank(completions, 0.50)
 	r.CompletionP99Ms = nearestRank(completions, 0.99)
 	r.FinishMs = float64(finishMs)
-	r.PeakPer100Ms = peakInWindow(p.requests, HerdLoadBucketMs*time.Millisecond)
-	r.LoadPer100Ms = buckets(p.requests, HerdLoadBucketMs*time.Millisecond)
-	r.GoodputPerSecond = buckets(p.successes, HerdGoodputBucketMs*time.Millisecond)
+	r.PeakPer100Ms = peakInWindow(p.requests, LoadBucketMs*time.Millisecond)
+	r.LoadPer100Ms = buckets(p.requests, LoadBucketMs*time.Millisecond)
+	r.GoodputPerSecond = buckets(p.successes, GoodputBucketMs*time.Millisecond)
 	return r
 }
 

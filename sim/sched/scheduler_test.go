@@ -1,4 +1,4 @@
-package sim
+package sched
 
 import (
 	"context"
@@ -24,8 +24,8 @@ func noLeak(t *testing.T) {
 }
 
 // runOnce runs main on a fresh scheduler and returns the report.
-func runOnce(opts SchedulerOptions, main func(s *Scheduler)) *RunReport {
-	s := NewScheduler(opts)
+func runOnce(opts Options, main func(s *Scheduler)) *RunReport {
+	s := New(opts)
 	return s.Run("main", func() { main(s) })
 }
 
@@ -36,7 +36,7 @@ func TestSleepWakesAtExactVirtualTime(t *testing.T) {
 	noLeak(t)
 	woke := map[string]time.Duration{}
 	var spinNow []time.Duration
-	s := NewScheduler(SchedulerOptions{Seed: 7})
+	s := New(Options{Seed: 7})
 	report := s.Run("main", func() {
 		for _, c := range []struct {
 			name string
@@ -67,7 +67,7 @@ func TestSleepWakesAtExactVirtualTime(t *testing.T) {
 
 func TestStartSetsTheEpoch(t *testing.T) {
 	start := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	s := NewScheduler(SchedulerOptions{Start: start})
+	s := New(Options{Start: start})
 	var seen time.Time
 	report := s.Run("main", func() {
 		assert.NoError(t, s.Sleep(time.Minute))
@@ -75,13 +75,13 @@ func TestStartSetsTheEpoch(t *testing.T) {
 	})
 	require.Empty(t, report.Findings)
 	assert.Equal(t, start.Add(time.Minute), seen)
-	assert.Equal(t, time.Unix(0, 0).UTC(), NewScheduler(SchedulerOptions{}).Now())
+	assert.Equal(t, time.Unix(0, 0).UTC(), New(Options{}).Now())
 }
 
 // sameInstantOrder returns the order in which five timers due at one instant fire under seed.
 func sameInstantOrder(t *testing.T, seed int64) string {
 	var order []string
-	report := runOnce(SchedulerOptions{Seed: seed}, func(s *Scheduler) {
+	report := runOnce(Options{Seed: seed}, func(s *Scheduler) {
 		for i := range 5 {
 			name := fmt.Sprint("t", i)
 			s.Go(name, func() {
@@ -109,7 +109,7 @@ func TestSameInstantTimersFireInSeededOrder(t *testing.T) {
 // task did what at which virtual time.
 func interleavingTrace(t *testing.T, seed int64) []string {
 	var trace []string
-	report := runOnce(SchedulerOptions{Seed: seed}, func(s *Scheduler) {
+	report := runOnce(Options{Seed: seed}, func(s *Scheduler) {
 		note := func(format string, args ...any) {
 			trace = append(trace, fmt.Sprintf("+%v ", virtualNow(s))+fmt.Sprintf(format, args...))
 		}
@@ -201,7 +201,7 @@ func TestCancellation(t *testing.T) {
 				err    error
 				wokeAt time.Duration
 			)
-			report := runOnce(SchedulerOptions{Seed: 3}, func(s *Scheduler) {
+			report := runOnce(Options{Seed: 3}, func(s *Scheduler) {
 				q := s.NewQueue("q")
 				ctxs := make([]context.Context, tc.contexts)
 				cancels := make([]context.CancelCauseFunc, tc.contexts)
@@ -229,7 +229,7 @@ func TestCancellation(t *testing.T) {
 func TestAlreadyDoneAndAvailableReturnWithoutYielding(t *testing.T) {
 	noLeak(t)
 	cause := errors.New("done already")
-	report := runOnce(SchedulerOptions{}, func(s *Scheduler) {
+	report := runOnce(Options{}, func(s *Scheduler) {
 		ctx, cancel := context.WithCancelCause(context.Background())
 		cancel(cause)
 		q := s.NewQueue("q")
@@ -259,7 +259,7 @@ func TestQueueHandsOffToWaitersInArrivalOrder(t *testing.T) {
 	for seed := int64(1); seed <= 20; seed++ {
 		var parked []string
 		got := map[string]any{}
-		report := runOnce(SchedulerOptions{Seed: seed}, func(s *Scheduler) {
+		report := runOnce(Options{Seed: seed}, func(s *Scheduler) {
 			q := s.NewQueue("jobs")
 			for i := range 4 {
 				name := fmt.Sprint("waiter", i)
@@ -285,7 +285,7 @@ func TestQueueHandsOffToWaitersInArrivalOrder(t *testing.T) {
 
 func TestQueueItemsAreFIFO(t *testing.T) {
 	var got []any
-	report := runOnce(SchedulerOptions{}, func(s *Scheduler) {
+	report := runOnce(Options{}, func(s *Scheduler) {
 		q := s.NewQueue("fifo")
 		for i := range 200 { // more than the compaction threshold
 			q.Put(i)
@@ -310,7 +310,7 @@ func TestQueueItemsAreFIFO(t *testing.T) {
 func TestDeadlockNamesEveryBlockedTask(t *testing.T) {
 	noLeak(t)
 	unwound := map[string]bool{}
-	report := runOnce(SchedulerOptions{Seed: 1}, func(s *Scheduler) {
+	report := runOnce(Options{Seed: 1}, func(s *Scheduler) {
 		tools := s.NewQueue("tools")
 		idle := s.NewQueue("idle")
 		s.Go("executor", func() {
@@ -343,7 +343,7 @@ func TestDeadlockNamesEveryBlockedTask(t *testing.T) {
 func TestPanicIsAFindingAndUnwindsTheOthers(t *testing.T) {
 	noLeak(t)
 	var deferRan, neverStarted bool
-	report := runOnce(SchedulerOptions{Seed: 1}, func(s *Scheduler) {
+	report := runOnce(Options{Seed: 1}, func(s *Scheduler) {
 		s.Go("sleeper", func() {
 			defer func() { deferRan = true }()
 			_ = s.Sleep(time.Hour)
@@ -371,7 +371,7 @@ func panicInTool() { panic("tool exploded") }
 func TestKilledTaskDefersMayCallPrimitives(t *testing.T) {
 	noLeak(t)
 	var log []string
-	report := runOnce(SchedulerOptions{Seed: 1}, func(s *Scheduler) {
+	report := runOnce(Options{Seed: 1}, func(s *Scheduler) {
 		q := s.NewQueue("q")
 		s.Go("victim", func() {
 			defer func() { log = append(log, "outer defer ran") }()
@@ -401,7 +401,7 @@ func TestHangIsReportedByTheWatchdog(t *testing.T) {
 	defer close(stuck) // lets the abandoned goroutine finish before the leak check
 	var otherUnwound bool
 	start := time.Now()
-	report := runOnce(SchedulerOptions{Seed: 1, Watchdog: 200 * time.Millisecond}, func(s *Scheduler) {
+	report := runOnce(Options{Seed: 1, Watchdog: 200 * time.Millisecond}, func(s *Scheduler) {
 		s.Go("bystander", func() {
 			defer func() { otherUnwound = true }()
 			_ = s.Sleep(time.Hour)
@@ -428,7 +428,7 @@ func TestHangIsReportedByTheWatchdog(t *testing.T) {
 func TestLimits(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		opts    SchedulerOptions
+		opts    Options
 		main    func(s *Scheduler)
 		kind    string
 		elapsed time.Duration
@@ -436,7 +436,7 @@ func TestLimits(t *testing.T) {
 	}{
 		{
 			name: "virtual time limit",
-			opts: SchedulerOptions{MaxVirtualTime: time.Minute},
+			opts: Options{MaxVirtualTime: time.Minute},
 			main: func(s *Scheduler) {
 				for { // a retry loop that never gives up
 					_ = s.Sleep(25 * time.Second)
@@ -448,7 +448,7 @@ func TestLimits(t *testing.T) {
 		},
 		{
 			name: "a timer due exactly at the limit is allowed",
-			opts: SchedulerOptions{MaxVirtualTime: time.Minute},
+			opts: Options{MaxVirtualTime: time.Minute},
 			main: func(s *Scheduler) {
 				_ = s.Sleep(time.Minute)
 			},
@@ -456,7 +456,7 @@ func TestLimits(t *testing.T) {
 		},
 		{
 			name: "handoff limit",
-			opts: SchedulerOptions{MaxHandoffs: 100},
+			opts: Options{MaxHandoffs: 100},
 			main: func(s *Scheduler) {
 				for { // a livelock that never moves time
 					_ = s.Sleep(0)
@@ -489,7 +489,7 @@ func TestLimits(t *testing.T) {
 func TestTaskLimit(t *testing.T) {
 	for _, depth := range []int{0, 3} {
 		noLeak(t)
-		report := runOnce(SchedulerOptions{Seed: 7, PCTDepth: depth, MaxTasks: 50}, func(s *Scheduler) {
+		report := runOnce(Options{Seed: 7, PCTDepth: depth, MaxTasks: 50}, func(s *Scheduler) {
 			q := s.NewQueue("never")
 			for {
 				s.Go("child", func() { _, _ = q.Get(context.Background()) })
@@ -511,7 +511,7 @@ func TestManyRunsLeakNothing(t *testing.T) {
 		runs = 1_000
 	}
 	for seed := range runs {
-		report := runOnce(SchedulerOptions{Seed: int64(seed)}, func(s *Scheduler) {
+		report := runOnce(Options{Seed: int64(seed)}, func(s *Scheduler) {
 			q := s.NewQueue("q")
 			for i := range 3 {
 				s.Go("worker", func() {
@@ -537,14 +537,14 @@ func TestManyRunsLeakNothing(t *testing.T) {
 }
 
 func TestMisuseOutsideATaskPanics(t *testing.T) {
-	s := NewScheduler(SchedulerOptions{})
-	assert.PanicsWithValue(t, "sim: Sleep called outside a task of this scheduler (before or after Run, or from a foreign goroutine)",
+	s := New(Options{})
+	assert.PanicsWithValue(t, "sched: Sleep called outside a task of this scheduler (before or after Run, or from a foreign goroutine)",
 		func() { _ = s.Sleep(time.Second) })
 	assert.Panics(t, func() { s.Go("x", func() {}) })
 	assert.Panics(t, func() { _, _ = s.NewQueue("q").Get(context.Background()) })
 	s.Run("main", func() {})
 	assert.Panics(t, func() { _ = s.Sleep(time.Second) }, "after Run")
-	assert.PanicsWithValue(t, "sim: Run called twice on one Scheduler; make a Scheduler per run",
+	assert.PanicsWithValue(t, "sched: Run called twice on one Scheduler; make a Scheduler per run",
 		func() { s.Run("again", func() {}) })
 }
 
@@ -552,7 +552,7 @@ func TestMisuseOutsideATaskPanics(t *testing.T) {
 // tasks that keep yielding never interleave, whichever the seed.
 func TestPCTDepthOneRunsOneTaskToTheEnd(t *testing.T) {
 	for seed := int64(1); seed <= 20; seed++ {
-		s := NewScheduler(SchedulerOptions{Seed: seed, PCTDepth: 1})
+		s := New(Options{Seed: seed, PCTDepth: 1})
 		var trace []string
 		s.Run("main", func() {
 			for _, name := range []string{"a", "b"} {

@@ -1,4 +1,4 @@
-package sim
+package sched
 
 // Tasks: the goroutine behind each simulated task, the baton exchange seen from the task's side,
 // and the primitives Go and Sleep (Queue.Get is in queue.go).
@@ -136,7 +136,7 @@ func (t *task) site() string {
 	case taskAbandoned:
 		return "running without yielding (blocked outside the runtime, or spinning)"
 	}
-	panic(fmt.Sprintf("sim: invariant violated: task %q in unknown state %d", t.name, t.state))
+	panic(fmt.Sprintf("sched: invariant violated: task %q in unknown state %d", t.name, t.state))
 }
 
 // caller returns the task calling a primitive. While the run is being killed it does not return:
@@ -148,7 +148,7 @@ func (s *Scheduler) caller(op string) *task {
 	}
 	t := s.current
 	if t == nil {
-		panic("sim: " + op + " called outside a task of this scheduler (before or after Run, or from a foreign goroutine)")
+		panic("sched: " + op + " called outside a task of this scheduler (before or after Run, or from a foreign goroutine)")
 	}
 	if t.killed {
 		runtime.Goexit()

@@ -1,4 +1,4 @@
-package sim
+package sched
 
 // Queues: the simulator's harness.Queue, an unbounded FIFO whose Get parks the calling task.
 
@@ -93,5 +93,5 @@ func (q *queue) removeWaiter(t *task) {
 			return
 		}
 	}
-	panic(fmt.Sprintf("sim: invariant violated: task %q waits on queue %s but is not among its waiters", t.name, q.name))
+	panic(fmt.Sprintf("sched: invariant violated: task %q waits on queue %s but is not among its waiters", t.name, q.name))
 }

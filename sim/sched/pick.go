@@ -1,4 +1,4 @@
-package sim
+package sched
 
 // Picking: which runnable task runs next. This is the scheduler's only source of choice, kept
 // behind a small interface so that other strategies (PCT's priority change points, a replayed

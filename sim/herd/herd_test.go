@@ -1,4 +1,4 @@
-package sim
+package herd
 
 import (
 	"encoding/json"
@@ -16,7 +16,7 @@ import (
 	"github.com/turnsim/turnsim/harness/zoo"
 )
 
-// zooStrategy returns a Strategy for HerdOptions: the named zoo strategy with params.
+// zooStrategy returns a Strategy for Options: the named zoo strategy with params.
 func zooStrategy(t testing.TB, name, params string) func() harness.RetryStrategy {
 	t.Helper()
 	var raw json.RawMessage
@@ -34,7 +34,7 @@ func zooStrategy(t testing.TB, name, params string) func() harness.RetryStrategy
 // herdLogsKeepTheProperties checks, on every agent's log, what every policy must keep: the
 // invariant layer accepts the log; each llm/retry's delay is finite, ≥ 0 and ≤ the cap; in normal
 // mode no chain retries more than the budget; every turn that started ended.
-func herdLogsKeepTheProperties(t *testing.T, r HerdResult, s harness.RetryStrategy) {
+func herdLogsKeepTheProperties(t *testing.T, r Result, s harness.RetryStrategy) {
 	t.Helper()
 	require.Len(t, r.Logs, r.Agents)
 	assert.Empty(t, r.Findings)
@@ -76,7 +76,7 @@ func TestHerdEveryZooStrategyKeepsThePropertiesUnderContention(t *testing.T) {
 			t.Run(name+params, func(t *testing.T) {
 				var shared harness.RetryStrategy
 				strategy := zooStrategy(t, name, params)
-				r := RunHerd(HerdOptions{
+				r := Run(Options{
 					Agents: 60, Seed: 3, Provider: model, RequestsPerAgent: 2, StartSpreadMs: 1000, ThinkMs: 200, KeepLogs: true,
 					Strategy: func() harness.RetryStrategy { shared = strategy(); return shared },
 				})
@@ -98,22 +98,22 @@ func TestHerdIsDeterministic(t *testing.T) {
 	model := DefaultCapacityModel()
 	model.Outage = OutageWindow{FromMs: 500, ToMs: 1500}
 	for _, name := range []string{"full-jitter", "grpc-throttle", "sre-adaptive"} {
-		opts := HerdOptions{Agents: 80, Seed: 42, Provider: model, RequestsPerAgent: 3, StartSpreadMs: 700, ThinkMs: 300, KeepLogs: true, Strategy: zooStrategy(t, name, "")}
-		a, b := RunHerd(opts), RunHerd(opts)
+		opts := Options{Agents: 80, Seed: 42, Provider: model, RequestsPerAgent: 3, StartSpreadMs: 700, ThinkMs: 300, KeepLogs: true, Strategy: zooStrategy(t, name, "")}
+		a, b := Run(opts), Run(opts)
 		assert.True(t, reflect.DeepEqual(a, b), "%s: two runs differ", name)
 		opts.Seed = 43
-		c := RunHerd(opts)
+		c := Run(opts)
 		assert.False(t, reflect.DeepEqual(a.LoadPer100Ms, c.LoadPer100Ms), "%s: another seed, another run", name)
 	}
-	occ := HerdOptions{Agents: 30, Seed: 7, Provider: DefaultOCCModel(), Strategy: zooStrategy(t, "decorrelated-jitter", `{"always": true}`), KeepLogs: true}
-	assert.True(t, reflect.DeepEqual(RunHerd(occ), RunHerd(occ)))
+	occ := Options{Agents: 30, Seed: 7, Provider: DefaultOCCModel(), Strategy: zooStrategy(t, "decorrelated-jitter", `{"always": true}`), KeepLogs: true}
+	assert.True(t, reflect.DeepEqual(Run(occ), Run(occ)))
 }
 
 // The strategy is made once and shared by every agent: one token bucket for the herd.
 func TestHerdSharesOneStrategyInstance(t *testing.T) {
 	made := 0
 	var bucket *zoo.GRPCThrottle
-	r := RunHerd(HerdOptions{Agents: 50, Seed: 1, Provider: DefaultCapacityModel(), RequestsPerAgent: 2, Strategy: func() harness.RetryStrategy {
+	r := Run(Options{Agents: 50, Seed: 1, Provider: DefaultCapacityModel(), RequestsPerAgent: 2, Strategy: func() harness.RetryStrategy {
 		made++
 		bucket, _ = zoo.NewGRPCThrottle(zoo.DefaultGRPCParams())
 		return bucket
@@ -134,7 +134,7 @@ func TestHerdCapacityRefusals(t *testing.T) {
 	}{{0, harness.CodeRateLimit, harness.CodeServer}, {1, harness.CodeServer, harness.CodeRateLimit}} {
 		model := DefaultCapacityModel()
 		model.ServerFraction = c.fraction
-		r := RunHerd(HerdOptions{Agents: 100, Seed: 2, Provider: model, KeepLogs: true, Strategy: zooStrategy(t, "seed-default", "")})
+		r := Run(Options{Agents: 100, Seed: 2, Provider: model, KeepLogs: true, Strategy: zooStrategy(t, "seed-default", "")})
 		assert.Positive(t, r.FailuresByCode[c.code])
 		assert.Zero(t, r.FailuresByCode[c.absent])
 		for _, events := range r.Logs {
@@ -160,14 +160,14 @@ func TestHerdCapacityRefusals(t *testing.T) {
 func TestHerdOutageThenThunderingHerd(t *testing.T) {
 	model := DefaultCapacityModel()
 	model.ServerFraction = 0
-	opts := HerdOptions{Agents: 100, Seed: 5, Provider: model, StartSpreadMs: 4000, KeepLogs: true,
+	opts := Options{Agents: 100, Seed: 5, Provider: model, StartSpreadMs: 4000, KeepLogs: true,
 		Strategy: zooStrategy(t, "exponential", `{"always": true}`)}
-	calm := RunHerd(opts)
+	calm := Run(opts)
 	assert.Empty(t, calm.Violations)
 	assert.Zero(t, calm.FailuresByCode[harness.CodeRateLimit], "25 requests a second fit")
 
 	opts.Provider.Outage = OutageWindow{FromMs: 0, ToMs: 4000}
-	herd := RunHerd(opts)
+	herd := Run(opts)
 	assert.Empty(t, herd.Violations)
 	assert.Zero(t, herd.GaveUp)
 	assert.Positive(t, herd.FailuresByCode[harness.CodeServer])
@@ -194,7 +194,7 @@ func TestHerdMetrics(t *testing.T) {
 	assert.Equal(t, 2, peakInWindow(ms(0, 100, 150, 300), 100*time.Millisecond))
 	assert.Equal(t, []int{2, 0, 1}, buckets(ms(10, 90, 250), 100*time.Millisecond))
 
-	r := RunHerd(HerdOptions{Agents: 1, Seed: 1, Provider: DefaultCapacityModel(), Strategy: zooStrategy(t, "seed-default", "")})
+	r := Run(Options{Agents: 1, Seed: 1, Provider: DefaultCapacityModel(), Strategy: zooStrategy(t, "seed-default", "")})
 	assert.Equal(t, 1, r.Attempts)
 	assert.Equal(t, 1.0, r.Amplification)
 	assert.Equal(t, r.CompletionP50Ms, r.CompletionP99Ms)
@@ -205,26 +205,26 @@ func TestHerdMetrics(t *testing.T) {
 }
 
 func TestHerdValidate(t *testing.T) {
-	good := HerdOptions{Agents: 10, Provider: DefaultCapacityModel(), Strategy: zoo.SeedDefault}
+	good := Options{Agents: 10, Provider: DefaultCapacityModel(), Strategy: zoo.SeedDefault}
 	require.NoError(t, good.Validate())
 	cases := []struct {
-		change func(*HerdOptions)
+		change func(*Options)
 		says   string
 	}{
-		{func(o *HerdOptions) { o.Agents = 0 }, "agents: 0 is outside 1..1000"},
-		{func(o *HerdOptions) { o.Agents = 1001 }, "agents: 1001 is outside 1..1000"},
-		{func(o *HerdOptions) { o.Strategy = nil }, "strategy: none given"},
-		{func(o *HerdOptions) { o.StartSpreadMs = math.NaN() }, "startSpreadMs: NaN"},
-		{func(o *HerdOptions) { o.MaxRequests = -1 }, "maxRequests: -1"},
-		{func(o *HerdOptions) { o.Provider.Mode = "lottery" }, `mode: "lottery" is not capacity or occ`},
-		{func(o *HerdOptions) { o.Provider.RequestsPerSecond = -1 }, "requestsPerSecond: -1"},
-		{func(o *HerdOptions) { o.Provider.BurstRequests = 0.5 }, "burstRequests: 0.5 is below 1"},
-		{func(o *HerdOptions) { o.Provider.Concurrency = -3 }, "concurrency: -3 is negative"},
-		{func(o *HerdOptions) { o.Provider.RejectMs = 0 }, "rejectMs: 0 is not a finite number > 0"},
-		{func(o *HerdOptions) { o.Provider.ServerFraction = 1.5 }, "serverFraction: 1.5 is outside [0, 1]"},
-		{func(o *HerdOptions) { o.Provider.Outage = OutageWindow{FromMs: 5, ToMs: 2} }, "outage: ends at 2 ms, before it starts at 5 ms"},
-		{func(o *HerdOptions) { o.Provider = DefaultOCCModel(); o.Provider.HopMs = 0 }, "hopMs: 0 is not a finite number > 0"},
-		{func(o *HerdOptions) { o.Provider = DefaultOCCModel(); o.Provider.RoundMs = -1 }, "roundMs: -1"},
+		{func(o *Options) { o.Agents = 0 }, "agents: 0 is outside 1..1000"},
+		{func(o *Options) { o.Agents = 1001 }, "agents: 1001 is outside 1..1000"},
+		{func(o *Options) { o.Strategy = nil }, "strategy: none given"},
+		{func(o *Options) { o.StartSpreadMs = math.NaN() }, "startSpreadMs: NaN"},
+		{func(o *Options) { o.MaxRequests = -1 }, "maxRequests: -1"},
+		{func(o *Options) { o.Provider.Mode = "lottery" }, `mode: "lottery" is not capacity or occ`},
+		{func(o *Options) { o.Provider.RequestsPerSecond = -1 }, "requestsPerSecond: -1"},
+		{func(o *Options) { o.Provider.BurstRequests = 0.5 }, "burstRequests: 0.5 is below 1"},
+		{func(o *Options) { o.Provider.Concurrency = -3 }, "concurrency: -3 is negative"},
+		{func(o *Options) { o.Provider.RejectMs = 0 }, "rejectMs: 0 is not a finite number > 0"},
+		{func(o *Options) { o.Provider.ServerFraction = 1.5 }, "serverFraction: 1.5 is outside [0, 1]"},
+		{func(o *Options) { o.Provider.Outage = OutageWindow{FromMs: 5, ToMs: 2} }, "outage: ends at 2 ms, before it starts at 5 ms"},
+		{func(o *Options) { o.Provider = DefaultOCCModel(); o.Provider.HopMs = 0 }, "hopMs: 0 is not a finite number > 0"},
+		{func(o *Options) { o.Provider = DefaultOCCModel(); o.Provider.RoundMs = -1 }, "roundMs: -1"},
 	}
 	for _, c := range cases {
 		o := good
@@ -233,7 +233,7 @@ func TestHerdValidate(t *testing.T) {
 		require.Error(t, err, c.says)
 		assert.Contains(t, err.Error(), c.says)
 	}
-	assert.Panics(t, func() { RunHerd(HerdOptions{}) })
+	assert.Panics(t, func() { Run(Options{}) })
 }
 
 // A policy that never stops retrying into an endless outage meets the request limit: the run
@@ -242,7 +242,7 @@ func TestHerdRequestLimit(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	model := DefaultCapacityModel()
 	model.Outage = OutageWindow{FromMs: 0, ToMs: 1e12}
-	r := RunHerd(HerdOptions{Agents: 20, Seed: 1, Provider: model, MaxRequests: 500, Strategy: zooStrategy(t, "none", `{"always": true}`)})
+	r := Run(Options{Agents: 20, Seed: 1, Provider: model, MaxRequests: 500, Strategy: zooStrategy(t, "none", `{"always": true}`)})
 	assert.Equal(t, []string{"request-limit: the provider took 500 requests, the herd's limit"}, r.Findings)
 	assert.Equal(t, 500, r.Attempts)
 	assert.Equal(t, 20, r.Unfinished)
@@ -254,7 +254,7 @@ func TestHerdRequestLimit(t *testing.T) {
 // machine is BenchmarkHerd's to measure; a wall-clock bound here failed on a loaded machine.
 func TestHerdHandoffsStayFewPerAttempt(t *testing.T) {
 	for _, name := range []string{"seed-default", "full-jitter", "grpc-throttle"} {
-		r := RunHerd(HerdOptions{Agents: 200, Seed: 1, Provider: DefaultCapacityModel(), RequestsPerAgent: 3, StartSpreadMs: 1000, Strategy: zooStrategy(t, name, "")})
+		r := Run(Options{Agents: 200, Seed: 1, Provider: DefaultCapacityModel(), RequestsPerAgent: 3, StartSpreadMs: 1000, Strategy: zooStrategy(t, name, "")})
 		require.Positive(t, r.Attempts, name)
 		assert.LessOrEqual(t, r.Handoffs, 6*r.Attempts, "%s: %d handoffs for %d attempts", name, r.Handoffs, r.Attempts)
 		t.Logf("%s: 200 agents × 3 requests, %d attempts, %d handoffs", name, r.Attempts, r.Handoffs)
@@ -262,12 +262,12 @@ func TestHerdHandoffsStayFewPerAttempt(t *testing.T) {
 }
 
 // BenchmarkHerd measures a herd of 200 agents making 3 requests each, per policy:
-// go test ./sim -run X -bench Herd -benchmem
+// go test ./sim/herd -run X -bench Herd -benchmem
 func BenchmarkHerd(b *testing.B) {
 	for _, name := range []string{"seed-default", "full-jitter", "grpc-throttle"} {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				RunHerd(HerdOptions{Agents: 200, Seed: 1, Provider: DefaultCapacityModel(), RequestsPerAgent: 3, StartSpreadMs: 1000, Strategy: zooStrategy(b, name, "")})
+				Run(Options{Agents: 200, Seed: 1, Provider: DefaultCapacityModel(), RequestsPerAgent: 3, StartSpreadMs: 1000, Strategy: zooStrategy(b, name, "")})
 			}
 		})
 	}

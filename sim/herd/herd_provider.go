@@ -1,4 +1,4 @@
-package sim
+package herd
 
 // The herd's provider: one simulated model that every agent of a herd sends its requests to. It
 // has two modes. In capacity mode it serves a rate (a token bucket on virtual time) and a number
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // ProviderMode says which model a herd's provider follows.
@@ -101,7 +102,7 @@ func DefaultOCCModel() ProviderModel {
 // Validate refuses a model that could not run or would never advance time, naming the field.
 func (m ProviderModel) Validate() error {
 	bad := func(field, format string, args ...any) error {
-		return fmt.Errorf("sim: provider: %s: %s", field, fmt.Sprintf(format, args...))
+		return fmt.Errorf("herd: provider: %s: %s", field, fmt.Sprintf(format, args...))
 	}
 	nonNegative := func(field string, v float64) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
@@ -167,7 +168,7 @@ const herdProviderName = "herd"
 // held across a runtime call.
 type herdProvider struct {
 	model       ProviderModel
-	rt          *Scheduler
+	rt          *sched.Scheduler
 	maxRequests int
 
 	mu  sync.Mutex
@@ -188,7 +189,7 @@ type herdProvider struct {
 // herdSlot is one admitted request, served until end.
 type herdSlot struct{ end time.Duration }
 
-func newHerdProvider(model ProviderModel, rt *Scheduler, seed int64, maxRequests int) *herdProvider {
+func newHerdProvider(model ProviderModel, rt *sched.Scheduler, seed int64, maxRequests int) *herdProvider {
 	return &herdProvider{
 		model: model, rt: rt, rng: rand.New(rand.NewSource(seed)), maxRequests: maxRequests,
 		tokens: model.BurstRequests, wonRound: -1, failures: map[string]int{},
@@ -199,7 +200,7 @@ func newHerdProvider(model ProviderModel, rt *Scheduler, seed int64, maxRequests
 func (p *herdProvider) Name() string { return herdProviderName }
 
 // now is the virtual time since the start of the run.
-func (p *herdProvider) now() time.Duration { return p.rt.elapsed }
+func (p *herdProvider) now() time.Duration { return p.rt.Elapsed() }
 
 // Stream takes one request: it records its arrival and, in capacity mode, admits or refuses it
 // at once; the answer arrives through the stream, in virtual time.
@@ -209,9 +210,7 @@ func (p *herdProvider) Stream(ctx context.Context, _ harness.Request) (harness.S
 	now := p.now()
 	if len(p.requests) == p.maxRequests {
 		// The run ends when this task yields; until then every request is refused.
-		if len(p.rt.findings) == 0 {
-			p.rt.addFinding(Finding{Kind: FindingRequestLimit, Message: fmt.Sprintf("the provider took %d requests, the herd's limit", p.maxRequests)})
-		}
+		p.rt.Stop(FindingRequestLimit, fmt.Sprintf("the provider took %d requests, the herd's limit", p.maxRequests))
 		return nil, &harness.LlmError{Failure: harness.Failure{Code: harness.CodeServer, Message: "request limit"}}
 	}
 	p.requests = append(p.requests, now)

@@ -1,4 +1,4 @@
-package sim
+package sched
 
 // The hang watchdog: the scheduler's one use of the wall clock. A task that blocks outside the
 // runtime (a raw channel, a mutex, real I/O) or spins never hands the baton back, and the loop

@@ -1,0 +1,5 @@
+//go:build !race
+
+package herd
+
+const raceEnabled = false
