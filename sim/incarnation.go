@@ -180,5 +180,11 @@ func (w *world) keepDurableAtEnd() {
 	if !w.keepDurable || w.down {
 		return
 	}
-	w.tracer.trace.DurableAtEnd = append([]byte{}, w.disk.syncedContents(sessionLogPath)...)
+	// No copy: the run is over, nothing writes to the disk any more. Never nil: nil would mean
+	// "not kept".
+	durable := w.disk.syncedContents(sessionLogPath)
+	if durable == nil {
+		durable = []byte{}
+	}
+	w.tracer.trace.DurableAtEnd = durable
 }
