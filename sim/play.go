@@ -36,7 +36,10 @@ type world struct {
 	// the next append of an agent task.
 	keepDurable bool
 	disk        *disk
-	armed       *faults.Action
+	// opened is what the last open of the session log read: a restart decodes only the lines
+	// the log gained since (filestore.ReopenFS).
+	opened filestore.Opened
+	armed  *faults.Action
 	// refusedCount counts, per refusal window, the appends it refused.
 	refusedCount map[int]int
 	// acknowledged are the current incarnation's events whose append returned (its history too).

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/turnsim/turnsim/harness"
@@ -53,6 +54,9 @@ type Opened struct {
 	Events []harness.Event
 	// Torn is the torn last line Open cut off, or nil.
 	Torn *Torn
+	// read is the content Events decode from: the file's complete lines when it was opened (a
+	// private copy). ReopenFS decodes only what follows it.
+	read []byte
 }
 
 // Store is an open session log. It implements harness.Store; it is safe for concurrent use.
@@ -84,12 +88,22 @@ type Store struct {
 func Open(path string) (*Store, Opened, error) { return OpenFS(OSFS{}, path) }
 
 // OpenFS is Open on the file system fsys: the simulator's disk, for one.
-func OpenFS(fsys FS, path string) (*Store, Opened, error) {
+func OpenFS(fsys FS, path string) (*Store, Opened, error) { return ReopenFS(fsys, path, Opened{}) }
+
+// ReopenFS is OpenFS for a process that opened the log before and read prev: a host restarting
+// its agent, say. A log only grows, a torn tail aside, so when the file still begins with the
+// lines prev's events were decoded from, only the lines after them are decoded, and the events
+// are prev's followed by theirs; when it does not (a power loss took some of them, or another
+// writer rewrote the file), the whole file is decoded, as OpenFS does. Either way the result is
+// OpenFS's: the same events, torn line and errors, with the lock taken, the whole content read,
+// every event replayed through a fresh invariant layer and a torn tail cut. The zero Opened is a
+// first open.
+func ReopenFS(fsys FS, path string, prev Opened) (*Store, Opened, error) {
 	file, err := fsys.OpenFile(path)
 	if err != nil {
 		return nil, Opened{}, fmt.Errorf("filestore: open session log: %w", err)
 	}
-	s, opened, err := open(fsys, path, file)
+	s, opened, err := open(fsys, path, file, prev)
 	if err != nil {
 		file.Close() // also drops the lock, if it was taken
 		return nil, Opened{}, err
@@ -97,7 +111,7 @@ func OpenFS(fsys FS, path string) (*Store, Opened, error) {
 	return s, opened, nil
 }
 
-func open(fsys FS, path string, file File) (*Store, Opened, error) {
+func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) {
 	if err := file.Lock(); err != nil {
 		if errors.Is(err, ErrLocked) {
 			return nil, Opened{}, fmt.Errorf("filestore: session log %s is %w", path, ErrLocked)
@@ -108,7 +122,13 @@ func open(fsys FS, path string, file File) (*Store, Opened, error) {
 	if err != nil {
 		return nil, Opened{}, fmt.Errorf("filestore: read session log %s: %w", path, err)
 	}
-	events, torn, err := Scan(path, data)
+	var events []harness.Event
+	var torn *Torn
+	if len(prev.read) > 0 && bytes.HasPrefix(data, prev.read) {
+		events, torn, err = scan(path, data, len(prev.read), slices.Clip(prev.Events))
+	} else {
+		events, torn, err = Scan(path, data)
+	}
 	if err != nil {
 		return nil, Opened{}, err
 	}
@@ -139,7 +159,7 @@ func open(fsys FS, path string, file File) (*Store, Opened, error) {
 		}
 	}
 	s := &Store{path: path, file: file, size: size, validator: validator, write: file.Write, sync: file.Sync}
-	return s, Opened{Events: events, Torn: torn}, nil
+	return s, Opened{Events: events, Torn: torn, read: data[:size:size]}, nil
 }
 
 // Append writes one event as a line, with its newline, in one write, then syncs the file; it
