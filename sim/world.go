@@ -132,6 +132,7 @@ func finishOutcome(w *world, report *RunReport) Outcome {
 		Traced:               true,
 		Log:                  out.Log,
 		JSONL:                out.JSONL,
+		ReadBack:             w.readBack(),
 		Trace:                t.trace,
 		Policy:               plan.Policy,
 		Strategy:             strategy,
@@ -155,6 +156,15 @@ func finishOutcome(w *world, report *RunReport) Outcome {
 	}
 	slices.Sort(out.Outcomes)
 	return out
+}
+
+// readBack is what the last restart read of the durable log, for log-replays to decode only what
+// the log gained since: nil if nothing restarted.
+func (w *world) readBack() *properties.ReadBack {
+	if len(w.opened.Content()) == 0 {
+		return nil
+	}
+	return &properties.ReadBack{Bytes: w.opened.Content(), Events: w.opened.Events}
 }
 
 // jsonlSize is room for a log's JSON Lines: a little more than the usual, so that it grows

@@ -59,6 +59,12 @@ type Opened struct {
 	read []byte
 }
 
+// Content is the file's content Events were decoded from: its complete lines as the open read
+// them, torn tail excluded. A reader that sees these bytes again (a check of the log's JSON
+// Lines, say) may take Events as their decoding instead of decoding them a second time. It must
+// not be modified.
+func (o Opened) Content() []byte { return o.read }
+
 // Store is an open session log. It implements harness.Store; it is safe for concurrent use.
 type Store struct {
 	mu   sync.Mutex
