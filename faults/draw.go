@@ -29,16 +29,13 @@ func (s Swarm) Enabled() []string {
 // DrawSwarm switches each allowed fault on with probability one half, at a rate drawn from
 // [0.05, 0.5]; at least one fault is always on. allowed nil means the whole catalogue.
 func DrawSwarm(rng *rand.Rand, allowed []string) Swarm {
-	if allowed == nil {
-		allowed = Names()
-	}
-	ordered := make([]string, 0, len(allowed))
+	ordered := make([]string, 0, len(catalogue))
 	for _, f := range catalogue {
-		if slices.Contains(allowed, f.Name) {
+		if allowed == nil || slices.Contains(allowed, f.Name) {
 			ordered = append(ordered, f.Name)
 		}
 	}
-	swarm := Swarm{}
+	swarm := make(Swarm, len(ordered)) // room for all: no rehashing as faults switch on
 	for _, name := range ordered {
 		if rng.Float64() < 0.5 {
 			swarm[name] = drawRate(rng)
@@ -57,6 +54,23 @@ type drawer struct {
 	rng    *rand.Rand
 	swarm  Swarm
 	policy harness.RetryPolicy
+	// order is drawAnswer's shuffle of providerFaults, reused from answer to answer.
+	order []int
+}
+
+// perm is rng.Perm(n) into d.order, without a new slice each time: the same draws, the same
+// permutation (math/rand's own algorithm, which Go 1 keeps as it is).
+func (d *drawer) perm(n int) []int {
+	if cap(d.order) < n {
+		d.order = make([]int, n)
+	}
+	m := d.order[:n]
+	for i := range n {
+		j := d.rng.Intn(i + 1)
+		m[i] = m[j]
+		m[j] = i
+	}
+	return m
 }
 
 // on reports whether fault strikes at this opportunity.
@@ -84,7 +98,9 @@ func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 	if _, ok := swarm[ContextWindowExceeded]; ok && rng.Float64() < 0.7 {
 		plan.CompactionBudget = int(d.between(1, 2))
 	}
-	for range d.between(4, 24) {
+	answers := d.between(4, 24)
+	plan.Answers = make([]Answer, 0, answers)
+	for range answers {
 		plan.Answers = append(plan.Answers, d.drawAnswer())
 	}
 	plan.Actions = d.drawActions(plan.HorizonMs)
@@ -162,7 +178,7 @@ var providerFaults = []string{
 // drawAnswer shapes one answer: the first enabled provider fault (in a shuffled order) that
 // strikes decides it; otherwise it is clean, a completed text or, one time in five, tool calls.
 func (d *drawer) drawAnswer() Answer {
-	order := d.rng.Perm(len(providerFaults))
+	order := d.perm(len(providerFaults))
 	for _, i := range order {
 		if fault := providerFaults[i]; d.on(fault) {
 			return d.shape(fault)

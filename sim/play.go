@@ -198,7 +198,7 @@ func (w *world) awaitSettled(deadline time.Duration) bool {
 // startIncarnation builds an agent (from history, after a crash) on a fresh process; log is the
 // file store it writes through (nil when the plan crashes nothing: then nothing is kept).
 func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) error {
-	plan := w.schedule.Plan
+	plan := &w.schedule.Plan // not a copy: &plan.Policy below made each copy escape to the heap
 	w.incarnation++
 	incarnation := w.incarnation
 	var rt harness.Runtime = w.rt

@@ -144,9 +144,18 @@ func finishOutcome(w *world, report *RunReport) Outcome {
 		HorizonMs:            plan.HorizonMs,
 		LivenessBoundMs:      livenessBoundMs,
 	}, w.user.Properties)
-	for _, name := range faults.Names() {
+	exercised := 0
+	for _, name := range faultNames {
 		if t.exercised[name] > 0 {
-			out.Exercised = append(out.Exercised, name)
+			exercised++
+		}
+	}
+	if exercised > 0 {
+		out.Exercised = make([]string, 0, exercised) // one allocation, not one per doubling
+		for _, name := range faultNames {
+			if t.exercised[name] > 0 {
+				out.Exercised = append(out.Exercised, name)
+			}
 		}
 	}
 	for _, e := range out.Log {
@@ -166,6 +175,9 @@ func (w *world) readBack() *properties.ReadBack {
 	}
 	return &properties.ReadBack{Bytes: w.opened.Content(), Events: w.opened.Events}
 }
+
+// faultNames is the fault catalogue's names, in its order (faults.Names, once).
+var faultNames = faults.Names()
 
 // jsonlSize is room for a log's JSON Lines: a little more than the usual, so that it grows
 // rarely.
