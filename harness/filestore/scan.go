@@ -65,6 +65,12 @@ func scan(path string, data []byte, from int, known []harness.Event) (events []h
 		complete = complete[:i+1]
 		torn = tornLine(data[from+i+1:], line+bytes.Count(complete, []byte{'\n'})+1)
 	}
+	// The usual log decodes as a whole (harness.DecodeJSONL: its text copied once, not line by
+	// line, into a slice sized once); one that does not is decoded again line by line below,
+	// for the error that names the line.
+	if decoded, err := harness.DecodeJSONL(complete); err == nil && len(complete) > 0 {
+		return append(events, decoded...), torn, nil
+	}
 	for len(complete) > 0 {
 		line++
 		end := bytes.IndexByte(complete, '\n') // complete ends in '\n', so end ≥ 0

@@ -44,6 +44,10 @@ var (
 	ErrLineTooLong = errors.New("line longer than a session log line may be (harness.LineBytesMax)")
 )
 
+// lineBufferMax is the largest line buffer a store keeps for its next append: the usual line is
+// a few hundred bytes, and one huge line should not hold its buffer for the store's life.
+const lineBufferMax = 64 << 10
+
 // lineBytesMax is harness.LineBytesMax; a variable so that a test can lower it instead of
 // writing 64 MiB.
 var lineBytesMax = harness.LineBytesMax
@@ -79,6 +83,9 @@ type Store struct {
 	// broken is why the store refuses appends, once an append failed.
 	broken error
 	closed bool
+
+	// line is the buffer appends encode into, reused (up to lineBufferMax).
+	line []byte
 
 	// write and sync are seams for tests; they are file.Write and file.Sync.
 	write func([]byte) (int, error)
@@ -186,18 +193,21 @@ func (s *Store) Append(e harness.Event) error {
 	if err := s.validator.Check(e); err != nil {
 		return fmt.Errorf("filestore: append to %s refused: %w", s.path, err)
 	}
-	line, err := harness.EncodeEvent(e)
+	one := [1]harness.Event{e}
+	line, err := harness.AppendJSONL(s.line[:0], one[:]) // EncodeEvent's line and its newline
 	if err != nil {
 		return fmt.Errorf("filestore: append to %s: %w", s.path, err)
 	}
-	if bytes.IndexByte(line, '\n') >= 0 {
+	if cap(line) <= lineBufferMax {
+		s.line = line // the next append encodes into it: one buffer a store, not one a line
+	}
+	if bytes.IndexByte(line[:len(line)-1], '\n') >= 0 {
 		panic(fmt.Sprintf("filestore: invariant: event %d encodes with a newline", e.Seq))
 	}
-	if len(line)+1 > lineBytesMax { // refused before a byte is written: the log stays readable
-		return fmt.Errorf("filestore: append to %s refused: event %d (%s) encodes to %d bytes: %w", s.path, e.Seq, e.Type, len(line)+1, ErrLineTooLong)
+	if len(line) > lineBytesMax { // refused before a byte is written: the log stays readable
+		return fmt.Errorf("filestore: append to %s refused: event %d (%s) encodes to %d bytes: %w", s.path, e.Seq, e.Type, len(line), ErrLineTooLong)
 	}
-	line = append(line, '\n')
-	if err := s.writeThenSync(line); err != nil {
+	if err := s.writeThenSync(line); err != nil { // a File, as an io.Writer, keeps nothing of line
 		return s.fail(e, err)
 	}
 	s.size += int64(len(line))
