@@ -1,11 +1,12 @@
 package faults
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand"
 	"slices"
-	"sort"
+	"strconv"
 
 	"github.com/turnsim/turnsim/harness"
 )
@@ -295,7 +296,8 @@ func (d *drawer) drawCall() Call {
 // drawActions scripts the user and host: the first followup at 0, the user-group faults at
 // random times before the horizon, and a few WhenIdle watchers.
 func (d *drawer) drawActions(horizonMs int64) []Action {
-	actions := []Action{{AtMs: 0, Kind: ActFollowup, Text: "task 1"}}
+	actions := make([]Action, 1, 16) // room for the usual plan's actions: they are large
+	actions[0] = Action{AtMs: 0, Kind: ActFollowup, Text: "task 1"}
 	at := func() int64 { return d.between(0, horizonMs-1) }
 	// count scales the number of occurrences with the fault's rate: 1 to 4 at the highest rates.
 	count := func(fault string) int {
@@ -309,7 +311,7 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	for _, s := range []struct{ fault, kind string }{{Followup, ActFollowup}, {Steer, ActSteer}, {Inject, ActInject}} {
 		for range count(s.fault) {
 			sends++
-			actions = append(actions, Action{AtMs: at(), Kind: s.kind, Text: fmt.Sprintf("%s %d", s.kind, sends), Fault: s.fault})
+			actions = append(actions, Action{AtMs: at(), Kind: s.kind, Text: s.kind + " " + strconv.Itoa(sends), Fault: s.fault})
 		}
 	}
 	for _, c := range []struct{ fault, cause string }{{CancelUser, harness.CauseUser}, {CancelParent, harness.CauseParent}, {CancelHook, harness.CauseHook}} {
@@ -357,10 +359,10 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 		switch d.rng.Intn(4) {
 		case 0:
 			sends++
-			a.Then, a.Text = ActFollowup, fmt.Sprintf("observer followup %d", sends)
+			a.Then, a.Text = ActFollowup, "observer followup "+strconv.Itoa(sends)
 		case 1:
 			sends++
-			a.Then, a.Text = ActSteer, fmt.Sprintf("observer steer %d", sends)
+			a.Then, a.Text = ActSteer, "observer steer "+strconv.Itoa(sends)
 		case 2:
 			a.Then, a.Cause, a.KeepInbox = ActCancel, harness.CauseUser, d.rng.Float64() < 0.5
 		default:
@@ -372,7 +374,7 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 		atMs := at()
 		sends++
 		kind := []string{ActSteer, ActFollowup}[d.rng.Intn(2)]
-		send := Action{AtMs: atMs, Kind: kind, Text: fmt.Sprintf("racing %s %d", kind, sends), Fault: SendCancelRace, Concurrent: true}
+		send := Action{AtMs: atMs, Kind: kind, Text: "racing " + kind + " " + strconv.Itoa(sends), Fault: SendCancelRace, Concurrent: true}
 		cancel := Action{AtMs: atMs, Kind: ActCancel, Cause: harness.CauseUser, Fault: SendCancelRace, Concurrent: true}
 		if d.rng.Float64() < 0.5 {
 			send, cancel = cancel, send // the scheduler interleaves them either way; the order adds to it
@@ -382,6 +384,6 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	for range d.between(0, 2) {
 		actions = append(actions, Action{AtMs: at(), Kind: ActWaitIdle})
 	}
-	sort.SliceStable(actions, func(i, j int) bool { return actions[i].AtMs < actions[j].AtMs })
+	slices.SortStableFunc(actions, func(a, b Action) int { return cmp.Compare(a.AtMs, b.AtMs) })
 	return actions
 }
