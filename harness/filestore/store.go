@@ -13,9 +13,10 @@
 // simulator passes its own disk to OpenFS, one that keeps written and synced bytes apart and can
 // lose power, so every crash seed runs this package's real code.
 //
-// Map: store.go (Open, Append, Close), fs.go (the FS seam and the operating system's FS),
-// scan.go (Scan, the reader Open shares with `simrun check`, which reads logs without changing
-// them), lock_unix.go and lock_other.go (the writer lock), planted.go (the planted bugs' code).
+// Map: store.go (Open, OpenFS, ReopenFS: a reopen that decodes only what the log gained; Append,
+// Close), fs.go (the FS seam and the operating system's FS), scan.go (Scan, the reader Open
+// shares with `simrun check`, which reads logs without changing them), lock_unix.go and
+// lock_other.go (the writer lock), planted.go (the planted bugs' code).
 package filestore
 
 import (
