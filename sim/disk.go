@@ -30,8 +30,8 @@ type disk struct {
 
 // diskFile is one file's content, written and synced. The synced bytes are written[:syncedLen],
 // sharing written's array, as long as written is synced plus more; a truncate that cuts into them
-// (diverged) copies them out first. One copy of a log, not two: a sync no longer copies the
-// bytes it makes durable.
+// (diverged) moves the written ones to a copy first. One copy of a log, not two: a sync no longer
+// copies the bytes it makes durable.
 type diskFile struct {
 	written   []byte
 	syncedLen int
@@ -203,8 +203,11 @@ func (h *diskHandle) Truncate(size int64) error {
 		return fmt.Errorf("sim: disk: truncate %s to %d bytes: outside [0, %d]", h.path, size, len(f.written))
 	}
 	if !f.diverged && size < int64(f.syncedLen) {
-		// The next write would overwrite synced bytes in the shared array: copy them out.
-		f.synced, f.diverged = slices.Clone(f.written[:f.syncedLen]), true
+		// The next write would overwrite synced bytes in the shared array: the synced bytes stay
+		// where they are (for whoever holds them), the written ones move to a copy.
+		f.synced, f.diverged = f.written[:f.syncedLen:f.syncedLen], true
+		f.written = slices.Clone(f.written[:size])
+		return nil
 	}
 	f.written = f.written[:size]
 	return nil
