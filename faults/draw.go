@@ -1,11 +1,12 @@
 package faults
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand"
 	"slices"
-	"sort"
+	"strconv"
 
 	"github.com/turnsim/turnsim/harness"
 )
@@ -29,16 +30,13 @@ func (s Swarm) Enabled() []string {
 // DrawSwarm switches each allowed fault on with probability one half, at a rate drawn from
 // [0.05, 0.5]; at least one fault is always on. allowed nil means the whole catalogue.
 func DrawSwarm(rng *rand.Rand, allowed []string) Swarm {
-	if allowed == nil {
-		allowed = Names()
-	}
-	ordered := make([]string, 0, len(allowed))
+	ordered := make([]string, 0, len(catalogue))
 	for _, f := range catalogue {
-		if slices.Contains(allowed, f.Name) {
+		if allowed == nil || slices.Contains(allowed, f.Name) {
 			ordered = append(ordered, f.Name)
 		}
 	}
-	swarm := Swarm{}
+	swarm := make(Swarm, len(ordered)) // room for all: no rehashing as faults switch on
 	for _, name := range ordered {
 		if rng.Float64() < 0.5 {
 			swarm[name] = drawRate(rng)
@@ -57,6 +55,23 @@ type drawer struct {
 	rng    *rand.Rand
 	swarm  Swarm
 	policy harness.RetryPolicy
+	// order is drawAnswer's shuffle of providerFaults, reused from answer to answer.
+	order []int
+}
+
+// perm is rng.Perm(n) into d.order, without a new slice each time: the same draws, the same
+// permutation (math/rand's own algorithm, which Go 1 keeps as it is).
+func (d *drawer) perm(n int) []int {
+	if cap(d.order) < n {
+		d.order = make([]int, n)
+	}
+	m := d.order[:n]
+	for i := range n {
+		j := d.rng.Intn(i + 1)
+		m[i] = m[j]
+		m[j] = i
+	}
+	return m
 }
 
 // on reports whether fault strikes at this opportunity.
@@ -84,7 +99,9 @@ func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 	if _, ok := swarm[ContextWindowExceeded]; ok && rng.Float64() < 0.7 {
 		plan.CompactionBudget = int(d.between(1, 2))
 	}
-	for range d.between(4, 24) {
+	answers := d.between(4, 24)
+	plan.Answers = make([]Answer, 0, answers)
+	for range answers {
 		plan.Answers = append(plan.Answers, d.drawAnswer())
 	}
 	plan.Actions = d.drawActions(plan.HorizonMs)
@@ -162,7 +179,7 @@ var providerFaults = []string{
 // drawAnswer shapes one answer: the first enabled provider fault (in a shuffled order) that
 // strikes decides it; otherwise it is clean, a completed text or, one time in five, tool calls.
 func (d *drawer) drawAnswer() Answer {
-	order := d.rng.Perm(len(providerFaults))
+	order := d.perm(len(providerFaults))
 	for _, i := range order {
 		if fault := providerFaults[i]; d.on(fault) {
 			return d.shape(fault)
@@ -279,7 +296,8 @@ func (d *drawer) drawCall() Call {
 // drawActions scripts the user and host: the first followup at 0, the user-group faults at
 // random times before the horizon, and a few WhenIdle watchers.
 func (d *drawer) drawActions(horizonMs int64) []Action {
-	actions := []Action{{AtMs: 0, Kind: ActFollowup, Text: "task 1"}}
+	actions := make([]Action, 1, 16) // room for the usual plan's actions: they are large
+	actions[0] = Action{AtMs: 0, Kind: ActFollowup, Text: "task 1"}
 	at := func() int64 { return d.between(0, horizonMs-1) }
 	// count scales the number of occurrences with the fault's rate: 1 to 4 at the highest rates.
 	count := func(fault string) int {
@@ -293,7 +311,7 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	for _, s := range []struct{ fault, kind string }{{Followup, ActFollowup}, {Steer, ActSteer}, {Inject, ActInject}} {
 		for range count(s.fault) {
 			sends++
-			actions = append(actions, Action{AtMs: at(), Kind: s.kind, Text: fmt.Sprintf("%s %d", s.kind, sends), Fault: s.fault})
+			actions = append(actions, Action{AtMs: at(), Kind: s.kind, Text: s.kind + " " + strconv.Itoa(sends), Fault: s.fault})
 		}
 	}
 	for _, c := range []struct{ fault, cause string }{{CancelUser, harness.CauseUser}, {CancelParent, harness.CauseParent}, {CancelHook, harness.CauseHook}} {
@@ -341,10 +359,10 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 		switch d.rng.Intn(4) {
 		case 0:
 			sends++
-			a.Then, a.Text = ActFollowup, fmt.Sprintf("observer followup %d", sends)
+			a.Then, a.Text = ActFollowup, "observer followup "+strconv.Itoa(sends)
 		case 1:
 			sends++
-			a.Then, a.Text = ActSteer, fmt.Sprintf("observer steer %d", sends)
+			a.Then, a.Text = ActSteer, "observer steer "+strconv.Itoa(sends)
 		case 2:
 			a.Then, a.Cause, a.KeepInbox = ActCancel, harness.CauseUser, d.rng.Float64() < 0.5
 		default:
@@ -356,7 +374,7 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 		atMs := at()
 		sends++
 		kind := []string{ActSteer, ActFollowup}[d.rng.Intn(2)]
-		send := Action{AtMs: atMs, Kind: kind, Text: fmt.Sprintf("racing %s %d", kind, sends), Fault: SendCancelRace, Concurrent: true}
+		send := Action{AtMs: atMs, Kind: kind, Text: "racing " + kind + " " + strconv.Itoa(sends), Fault: SendCancelRace, Concurrent: true}
 		cancel := Action{AtMs: atMs, Kind: ActCancel, Cause: harness.CauseUser, Fault: SendCancelRace, Concurrent: true}
 		if d.rng.Float64() < 0.5 {
 			send, cancel = cancel, send // the scheduler interleaves them either way; the order adds to it
@@ -366,6 +384,6 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	for range d.between(0, 2) {
 		actions = append(actions, Action{AtMs: at(), Kind: ActWaitIdle})
 	}
-	sort.SliceStable(actions, func(i, j int) bool { return actions[i].AtMs < actions[j].AtMs })
+	slices.SortStableFunc(actions, func(a, b Action) int { return cmp.Compare(a.AtMs, b.AtMs) })
 	return actions
 }

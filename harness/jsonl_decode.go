@@ -22,8 +22,12 @@ type eventParser struct {
 }
 
 // decodeEventFast decodes a line the fast way; ok is false when encoding/json must decide.
-func decodeEventFast(line []byte) (e Event, ok bool) {
-	p := eventParser{b: string(line)}
+func decodeEventFast(line []byte) (e Event, ok bool) { return decodeEventText(string(line)) }
+
+// decodeEventText is decodeEventFast of a line already copied to a string (of a whole log, say):
+// the strings decoded are substrings of it.
+func decodeEventText(line string) (e Event, ok bool) {
+	p := eventParser{b: line}
 	var seen [4]bool // seq, type, time, data
 	if !p.open() {
 		return e, false

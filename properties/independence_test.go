@@ -19,8 +19,8 @@ import (
 
 // The oracles must not read what they judge. properties/ may use the harness's vocabulary (its
 // types, its constants: event types, codes, lanes, kinds) and the means of reading a log back
-// (ReadJSONL, and ValidateLog, which log-replays judges the log with), but never its policy logic
-// or defaults: no package-level variable (DefaultRetryableCodes), no other function
+// (ReadJSONL or DecodeJSONL, and ValidateLog, which log-replays judges the log with), but never
+// its policy logic or defaults: no package-level variable (DefaultRetryableCodes), no other function
 // (DelayWindowMs, ParsePolicyKey, DefaultRetryPolicy, …), no method but the data accessors below.
 
 const harnessPath = "github.com/turnsim/turnsim/harness"
@@ -28,6 +28,7 @@ const harnessPath = "github.com/turnsim/turnsim/harness"
 // allowedHarnessFuncs are the harness functions properties/ may call.
 var allowedHarnessFuncs = map[string]bool{
 	"ReadJSONL":   true, // log-replays: the log must decode
+	"DecodeJSONL": true, // the same, of a log in memory
 	"ValidateLog": true, // log-replays: the decoded log must pass the invariant layer on replay
 }
 

@@ -58,10 +58,23 @@ func newIndex(r *Run) *index {
 			x.brokenAtMs = f.AtMs
 		}
 	}
+	// The turns and steps are allocated together, two slices counted first, not one by one.
+	turnCount, stepCount := 0, 0
+	for _, e := range r.Log {
+		switch e.Data.(type) {
+		case harness.TurnStart:
+			turnCount++
+		case harness.StepStart:
+			stepCount++
+		}
+	}
+	turns, steps := make([]turnIndex, 0, turnCount), make([]stepIndex, 0, stepCount)
+	x.turnOrder = make([]int, 0, turnCount)
 	for _, e := range r.Log {
 		switch d := e.Data.(type) {
 		case harness.TurnStart:
-			x.turns[d.Turn] = &turnIndex{number: d.Turn, startSeq: e.Seq, startMs: e.Time, steps: map[int]*stepIndex{}}
+			turns = append(turns, turnIndex{number: d.Turn, startSeq: e.Seq, startMs: e.Time, steps: map[int]*stepIndex{}})
+			x.turns[d.Turn] = &turns[len(turns)-1] // turns never grows past its capacity: no move
 			x.turnOrder = append(x.turnOrder, d.Turn)
 		case harness.TurnEnd:
 			if t := x.turns[d.Turn]; t != nil {
@@ -69,7 +82,8 @@ func newIndex(r *Run) *index {
 			}
 		case harness.StepStart:
 			if t := x.turns[d.Turn]; t != nil {
-				t.steps[d.Step] = &stepIndex{}
+				steps = append(steps, stepIndex{})
+				t.steps[d.Step] = &steps[len(steps)-1]
 				t.stepOrder = append(t.stepOrder, d.Step)
 			}
 		case harness.AssistantMessage:

@@ -28,14 +28,26 @@ type disk struct {
 	die   func(faults.Action)
 }
 
-// diskFile is one file's content, written and synced.
+// diskFile is one file's content, written and synced. The synced bytes are written[:syncedLen],
+// sharing written's array, as long as written is synced plus more; a truncate that cuts into them
+// (diverged) moves the written ones to a copy first. One copy of a log, not two: a sync no longer
+// copies the bytes it makes durable.
 type diskFile struct {
-	written []byte
-	synced  []byte
+	written   []byte
+	syncedLen int
 	// diverged is set when a truncate since the last sync cut into the synced bytes: written is
-	// then no longer synced plus more, and a power loss brings back synced as it was.
+	// then no longer synced plus more, and a power loss brings back synced (their copy) as it was.
 	diverged bool
+	synced   []byte
 	locked   *diskHandle
+}
+
+// syncedBytes is what of the file a power loss would leave now.
+func (f *diskFile) syncedBytes() []byte {
+	if f.diverged {
+		return f.synced
+	}
+	return f.written[:f.syncedLen:f.syncedLen]
 }
 
 // diskHandle is one open file: a filestore.File.
@@ -80,7 +92,7 @@ func (d *disk) contents(path string) []byte {
 // syncedContents returns what of path would survive a power loss now (nil if absent).
 func (d *disk) syncedContents(path string) []byte {
 	if f, ok := d.files[path]; ok {
-		return f.synced
+		return f.syncedBytes()
 	}
 	return nil
 }
@@ -101,15 +113,13 @@ func (d *disk) closeAll() {
 func (d *disk) losePower(unsynced string) (droppedBytes int) {
 	for _, path := range sortedKeys(d.files) {
 		f := d.files[path]
-		kept := f.synced
-		if !f.diverged {
-			extra := f.written[len(f.synced):]
-			if unsynced == faults.UnsyncedTorn {
-				kept = append(slices.Clip(kept), extra[:len(extra)/2]...)
-			}
+		kept := f.syncedBytes()
+		if !f.diverged && unsynced == faults.UnsyncedTorn {
+			kept = f.written[:f.syncedLen+(len(f.written)-f.syncedLen)/2]
 		}
 		droppedBytes += max(len(f.written)-len(kept), 0)
-		f.written, f.synced, f.diverged = slices.Clone(kept), slices.Clone(kept), false
+		// What is kept is synced now; the new array leaves the old one to readers that hold it.
+		f.written, f.syncedLen, f.synced, f.diverged = slices.Clone(kept), len(kept), nil, false
 	}
 	return droppedBytes
 }
@@ -179,11 +189,7 @@ func (h *diskHandle) Sync() error {
 		return err
 	}
 	f := h.file
-	if f.diverged {
-		f.synced, f.diverged = slices.Clone(f.written), false
-		return nil
-	}
-	f.synced = append(f.synced, f.written[len(f.synced):]...)
+	f.syncedLen, f.synced, f.diverged = len(f.written), nil, false
 	return nil
 }
 
@@ -196,10 +202,14 @@ func (h *diskHandle) Truncate(size int64) error {
 	if size < 0 || size > int64(len(f.written)) {
 		return fmt.Errorf("sim: disk: truncate %s to %d bytes: outside [0, %d]", h.path, size, len(f.written))
 	}
-	f.written = f.written[:size]
-	if size < int64(len(f.synced)) {
-		f.diverged = true
+	if !f.diverged && size < int64(f.syncedLen) {
+		// The next write would overwrite synced bytes in the shared array: the synced bytes stay
+		// where they are (for whoever holds them), the written ones move to a copy.
+		f.synced, f.diverged = f.written[:f.syncedLen:f.syncedLen], true
+		f.written = slices.Clone(f.written[:size])
+		return nil
 	}
+	f.written = f.written[:size]
 	return nil
 }
 

@@ -163,3 +163,22 @@ func TestTheFileStoreCutsATornLineOnTheSimulatedDisk(t *testing.T) {
 	d.losePower(faults.UnsyncedDropped)
 	assert.Len(t, d.contents(sessionLogPath), durable, "the cut was synced")
 }
+
+// The synced bytes share the written ones' array; what a reader got of them never changes under
+// it: not by later writes, nor by a write after a truncate into them.
+func TestSyncedBytesHandedOutStayAsTheyWere(t *testing.T) {
+	d := newDisk()
+	f := openOn(t, d, "log")
+	write(t, f, "one\ntwo\n")
+	require.NoError(t, f.Sync())
+	synced := d.syncedContents("log")
+	write(t, f, "three\n")
+	require.NoError(t, f.Truncate(4))
+	write(t, f, "six\n")
+	assert.Equal(t, "one\nsix\n", string(d.contents("log")))
+	assert.Equal(t, "one\ntwo\n", string(synced), "handed out before the truncate")
+	assert.Equal(t, "one\ntwo\n", string(d.syncedContents("log")), "the truncate is not synced")
+	require.NoError(t, f.Sync())
+	assert.Equal(t, "one\nsix\n", string(d.syncedContents("log")))
+	assert.Equal(t, "one\ntwo\n", string(synced))
+}

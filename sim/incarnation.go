@@ -140,13 +140,17 @@ const (
 	restartRetryMs     = 100
 )
 
-// restart reopens the session log with the real file store (which cuts a torn last line) and
+// restart reopens the session log with the real file store (which cuts a torn last line,
+// and decodes only the lines the log gained since the last restart read it) and
 // starts a new incarnation from what it read; crash repair closes the turn the crash left open.
 // It reports whether it is done: started, or failed on its last attempt (the agent then stays
 // down).
 func (w *world) restart(last bool) bool {
 	t := w.tracer
-	log, opened, err := filestore.OpenFS(w.disk, sessionLogPath)
+	log, opened, err := filestore.ReopenFS(w.disk, sessionLogPath, w.opened)
+	if err == nil {
+		w.opened = opened
+	}
 	record := properties.Restart{AtMs: t.nowMs(), Torn: opened.Torn != nil, DurableEvents: len(opened.Events)}
 	if err == nil {
 		if repair := harness.RepairEvents(opened.Events); len(repair) > 0 {
@@ -180,5 +184,11 @@ func (w *world) keepDurableAtEnd() {
 	if !w.keepDurable || w.down {
 		return
 	}
-	w.tracer.trace.DurableAtEnd = append([]byte{}, w.disk.syncedContents(sessionLogPath)...)
+	// No copy: the run is over, nothing writes to the disk any more. Never nil: nil would mean
+	// "not kept".
+	durable := w.disk.syncedContents(sessionLogPath)
+	if durable == nil {
+		durable = []byte{}
+	}
+	w.tracer.trace.DurableAtEnd = durable
 }

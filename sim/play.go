@@ -37,7 +37,10 @@ type world struct {
 	// the next append of an agent task.
 	keepDurable bool
 	disk        *disk
-	armed       *faults.Action
+	// opened is what the last open of the session log read: a restart decodes only the lines
+	// the log gained since (filestore.ReopenFS).
+	opened filestore.Opened
+	armed  *faults.Action
 	// refusedCount counts, per refusal window, the appends it refused.
 	refusedCount map[int]int
 	// acknowledged are the current incarnation's events whose append returned (its history too).
@@ -196,7 +199,7 @@ func (w *world) awaitSettled(deadline time.Duration) bool {
 // startIncarnation builds an agent (from history, after a crash) on a fresh process; log is the
 // file store it writes through (nil when the plan crashes nothing: then nothing is kept).
 func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) error {
-	plan := w.schedule.Plan
+	plan := &w.schedule.Plan // not a copy: &plan.Policy below made each copy escape to the heap
 	w.incarnation++
 	incarnation := w.incarnation
 	var rt harness.Runtime = w.rt

@@ -133,6 +133,7 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 		Traced:               true,
 		Log:                  out.Log,
 		JSONL:                out.JSONL,
+		ReadBack:             w.readBack(),
 		Trace:                t.trace,
 		Policy:               plan.Policy,
 		Strategy:             strategy,
@@ -144,9 +145,18 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 		HorizonMs:            plan.HorizonMs,
 		LivenessBoundMs:      livenessBoundMs,
 	}, w.user.Properties)
-	for _, name := range faults.Names() {
+	exercised := 0
+	for _, name := range faultNames {
 		if t.exercised[name] > 0 {
-			out.Exercised = append(out.Exercised, name)
+			exercised++
+		}
+	}
+	if exercised > 0 {
+		out.Exercised = make([]string, 0, exercised) // one allocation, not one per doubling
+		for _, name := range faultNames {
+			if t.exercised[name] > 0 {
+				out.Exercised = append(out.Exercised, name)
+			}
 		}
 	}
 	for _, e := range out.Log {
@@ -157,6 +167,18 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 	slices.Sort(out.Outcomes)
 	return out
 }
+
+// readBack is what the last restart read of the durable log, for log-replays to decode only what
+// the log gained since: nil if nothing restarted.
+func (w *world) readBack() *properties.ReadBack {
+	if len(w.opened.Content()) == 0 {
+		return nil
+	}
+	return &properties.ReadBack{Bytes: w.opened.Content(), Events: w.opened.Events}
+}
+
+// faultNames is the fault catalogue's names, in its order (faults.Names, once).
+var faultNames = faults.Names()
 
 // jsonlSize is room for a log's JSON Lines: a little more than the usual, so that it grows
 // rarely.

@@ -52,12 +52,25 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // line that does not decode, or a blank one, is a *FormatError naming path (used in messages
 // only) and the line.
 func Scan(path string, data []byte) (events []harness.Event, torn *Torn, err error) {
-	complete := data
-	if i := bytes.LastIndexByte(data, '\n'); i+1 < len(data) {
-		complete = data[:i+1]
-		torn = tornLine(data[i+1:], bytes.Count(complete, []byte{'\n'})+1)
+	return scan(path, data, 0, nil)
+}
+
+// scan is Scan of data whose first from bytes are complete lines already decoded to known (one
+// event a line): it decodes only the lines after them, and appends their events to known.
+func scan(path string, data []byte, from int, known []harness.Event) (events []harness.Event, torn *Torn, err error) {
+	events = known
+	complete := data[from:]
+	line := len(known)
+	if i := bytes.LastIndexByte(complete, '\n'); i+1 < len(complete) {
+		complete = complete[:i+1]
+		torn = tornLine(data[from+i+1:], line+bytes.Count(complete, []byte{'\n'})+1)
 	}
-	line := 0
+	// The usual log decodes as a whole (harness.DecodeJSONL: its text copied once, not line by
+	// line, into a slice sized once); one that does not is decoded again line by line below,
+	// for the error that names the line.
+	if decoded, err := harness.DecodeJSONL(complete); err == nil && len(complete) > 0 {
+		return append(events, decoded...), torn, nil
+	}
 	for len(complete) > 0 {
 		line++
 		end := bytes.IndexByte(complete, '\n') // complete ends in '\n', so end ≥ 0

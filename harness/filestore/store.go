@@ -13,9 +13,10 @@
 // simulator passes its own disk to OpenFS, one that keeps written and synced bytes apart and can
 // lose power, so every crash seed runs this package's real code.
 //
-// Map: store.go (Open, Append, Close), fs.go (the FS seam and the operating system's FS),
-// scan.go (Scan, the reader Open shares with `simrun check`, which reads logs without changing
-// them), lock_unix.go and lock_other.go (the writer lock).
+// Map: store.go (Open, OpenFS, ReopenFS: a reopen that decodes only what the log gained; Append,
+// Close), fs.go (the FS seam and the operating system's FS), scan.go (Scan, the reader Open
+// shares with `simrun check`, which reads logs without changing them), lock_unix.go and
+// lock_other.go (the writer lock).
 package filestore
 
 import (
@@ -24,6 +25,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sync"
 
 	"github.com/turnsim/turnsim/harness"
@@ -42,6 +44,10 @@ var (
 	ErrLineTooLong = errors.New("line longer than a session log line may be (harness.LineBytesMax)")
 )
 
+// lineBufferMax is the largest line buffer a store keeps for its next append: the usual line is
+// a few hundred bytes, and one huge line should not hold its buffer for the store's life.
+const lineBufferMax = 64 << 10
+
 // lineBytesMax is harness.LineBytesMax; a variable so that a test can lower it instead of
 // writing 64 MiB.
 var lineBytesMax = harness.LineBytesMax
@@ -52,7 +58,16 @@ type Opened struct {
 	Events []harness.Event
 	// Torn is the torn last line Open cut off, or nil.
 	Torn *Torn
+	// read is the content Events decode from: the file's complete lines when it was opened (a
+	// private copy). ReopenFS decodes only what follows it.
+	read []byte
 }
+
+// Content is the file's content Events were decoded from: its complete lines as the open read
+// them, torn tail excluded. A reader that sees these bytes again (a check of the log's JSON
+// Lines, say) may take Events as their decoding instead of decoding them a second time. It must
+// not be modified.
+func (o Opened) Content() []byte { return o.read }
 
 // Store is an open session log. It implements harness.Store; it is safe for concurrent use.
 type Store struct {
@@ -69,6 +84,9 @@ type Store struct {
 	broken error
 	closed bool
 
+	// line is the buffer appends encode into, reused (up to lineBufferMax).
+	line []byte
+
 	// write and sync are seams for tests; they are file.Write and file.Sync.
 	write func([]byte) (int, error)
 	sync  func() error
@@ -83,12 +101,22 @@ type Store struct {
 func Open(path string) (*Store, Opened, error) { return OpenFS(OSFS{}, path) }
 
 // OpenFS is Open on the file system fsys: the simulator's disk, for one.
-func OpenFS(fsys FS, path string) (*Store, Opened, error) {
+func OpenFS(fsys FS, path string) (*Store, Opened, error) { return ReopenFS(fsys, path, Opened{}) }
+
+// ReopenFS is OpenFS for a process that opened the log before and read prev: a host restarting
+// its agent, say. A log only grows, a torn tail aside, so when the file still begins with the
+// lines prev's events were decoded from, only the lines after them are decoded, and the events
+// are prev's followed by theirs; when it does not (a power loss took some of them, or another
+// writer rewrote the file), the whole file is decoded, as OpenFS does. Either way the result is
+// OpenFS's: the same events, torn line and errors, with the lock taken, the whole content read,
+// every event replayed through a fresh invariant layer and a torn tail cut. The zero Opened is a
+// first open.
+func ReopenFS(fsys FS, path string, prev Opened) (*Store, Opened, error) {
 	file, err := fsys.OpenFile(path)
 	if err != nil {
 		return nil, Opened{}, fmt.Errorf("filestore: open session log: %w", err)
 	}
-	s, opened, err := open(fsys, path, file)
+	s, opened, err := open(fsys, path, file, prev)
 	if err != nil {
 		file.Close() // also drops the lock, if it was taken
 		return nil, Opened{}, err
@@ -96,7 +124,7 @@ func OpenFS(fsys FS, path string) (*Store, Opened, error) {
 	return s, opened, nil
 }
 
-func open(fsys FS, path string, file File) (*Store, Opened, error) {
+func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) {
 	if err := file.Lock(); err != nil {
 		if errors.Is(err, ErrLocked) {
 			return nil, Opened{}, fmt.Errorf("filestore: session log %s is %w", path, ErrLocked)
@@ -107,7 +135,13 @@ func open(fsys FS, path string, file File) (*Store, Opened, error) {
 	if err != nil {
 		return nil, Opened{}, fmt.Errorf("filestore: read session log %s: %w", path, err)
 	}
-	events, torn, err := Scan(path, data)
+	var events []harness.Event
+	var torn *Torn
+	if len(prev.read) > 0 && bytes.HasPrefix(data, prev.read) {
+		events, torn, err = scan(path, data, len(prev.read), slices.Clip(prev.Events))
+	} else {
+		events, torn, err = Scan(path, data)
+	}
 	if err != nil {
 		return nil, Opened{}, err
 	}
@@ -134,7 +168,7 @@ func open(fsys FS, path string, file File) (*Store, Opened, error) {
 		}
 	}
 	s := &Store{path: path, file: file, size: size, validator: validator, write: file.Write, sync: file.Sync}
-	return s, Opened{Events: events, Torn: torn}, nil
+	return s, Opened{Events: events, Torn: torn, read: data[:size:size]}, nil
 }
 
 // Append writes one event as a line, with its newline, in one write, then syncs the file; it
@@ -155,18 +189,21 @@ func (s *Store) Append(e harness.Event) error {
 	if err := s.validator.Check(e); err != nil {
 		return fmt.Errorf("filestore: append to %s refused: %w", s.path, err)
 	}
-	line, err := harness.EncodeEvent(e)
+	one := [1]harness.Event{e}
+	line, err := harness.AppendJSONL(s.line[:0], one[:]) // EncodeEvent's line and its newline
 	if err != nil {
 		return fmt.Errorf("filestore: append to %s: %w", s.path, err)
 	}
-	if bytes.IndexByte(line, '\n') >= 0 {
+	if cap(line) <= lineBufferMax {
+		s.line = line // the next append encodes into it: one buffer a store, not one a line
+	}
+	if bytes.IndexByte(line[:len(line)-1], '\n') >= 0 {
 		panic(fmt.Sprintf("filestore: invariant: event %d encodes with a newline", e.Seq))
 	}
-	if len(line)+1 > lineBytesMax { // refused before a byte is written: the log stays readable
-		return fmt.Errorf("filestore: append to %s refused: event %d (%s) encodes to %d bytes: %w", s.path, e.Seq, e.Type, len(line)+1, ErrLineTooLong)
+	if len(line) > lineBytesMax { // refused before a byte is written: the log stays readable
+		return fmt.Errorf("filestore: append to %s refused: event %d (%s) encodes to %d bytes: %w", s.path, e.Seq, e.Type, len(line), ErrLineTooLong)
 	}
-	line = append(line, '\n')
-	if err := s.writeThenSync(line); err != nil {
+	if err := s.writeThenSync(line); err != nil { // a File, as an io.Writer, keeps nothing of line
 		return s.fail(e, err)
 	}
 	s.size += int64(len(line))

@@ -118,3 +118,31 @@ func TestAppendRefusesALineLongerThanTheReaderTakes(t *testing.T) {
 	assert.Equal(t, before, after, "nothing written")
 	require.NoError(t, s.Append(turnStart(3, 2)), "the store is not broken by a refusal")
 }
+
+// A reopen decodes only the lines the file gained since prev was read: the events before them
+// are prev's own (here one marked by a time no line holds), and a file that no longer begins
+// with prev's lines is decoded whole.
+func TestReopenDecodesOnlyWhatTheLogGained(t *testing.T) {
+	s, path, content := openWithOneTurn(t)
+	require.NoError(t, s.Close())
+	s, prev, err := Open(path)
+	require.NoError(t, err)
+	require.Equal(t, content, prev.read, "what was read is the file's complete lines")
+	require.NoError(t, s.Append(turnStart(3, 2)))
+	require.NoError(t, s.Close())
+
+	prev.Events[0].Time = 999 // the mark: were line 1 decoded again, its time would be 1000
+	s, reopened, err := ReopenFS(OSFS{}, path, prev)
+	require.NoError(t, err)
+	require.Len(t, reopened.Events, 3)
+	assert.Equal(t, int64(999), reopened.Events[0].Time, "line 1 was not decoded again")
+	assert.Equal(t, turnStart(3, 2), reopened.Events[2], "line 3 was")
+	require.NoError(t, s.Close())
+
+	require.NoError(t, os.WriteFile(path, content[:len(content)-1], 0o644)) // not prev's lines any more
+	s, reopened, err = ReopenFS(OSFS{}, path, prev)
+	require.NoError(t, err)
+	defer s.Close()
+	require.Len(t, reopened.Events, 1, "the cut line 2 is torn")
+	assert.Equal(t, int64(1000), reopened.Events[0].Time, "a file that changed is decoded whole")
+}

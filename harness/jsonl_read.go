@@ -1,0 +1,38 @@
+package harness
+
+import (
+	"bytes"
+	"strings"
+)
+
+// DecodeJSONL is ReadJSONL(bytes.NewReader(data)) for a log already in memory: the same events,
+// or the same error. The log's text is copied once and its lines decoded in place (the events'
+// strings are substrings of that copy, which they keep alive), into a slice sized by counting
+// the lines first; ReadJSONL copies each line into its scanner's buffer and each again to decode
+// it. Anything out of the ordinary (a last line without its newline, a carriage return, a blank
+// or very long line, a line that does not decode) is left to ReadJSONL, whose answer it is.
+func DecodeJSONL(data []byte) ([]Event, error) {
+	if len(data) == 0 || data[len(data)-1] != '\n' {
+		return ReadJSONL(bytes.NewReader(data))
+	}
+	text := string(data)
+	events := make([]Event, 0, strings.Count(text, "\n"))
+	for rest := text; rest != ""; {
+		end := strings.IndexByte(rest, '\n') // rest ends in '\n'
+		line := rest[:end]
+		rest = rest[end+1:]
+		if end == 0 || end >= LineBytesMax/2 || line[end-1] == '\r' || strings.TrimSpace(line) == "" {
+			return ReadJSONL(bytes.NewReader(data))
+		}
+		e, ok := decodeEventText(line)
+		if !ok {
+			var standard Event
+			if err := standard.unmarshalStandard([]byte(line)); err != nil {
+				return ReadJSONL(bytes.NewReader(data)) // its error names the line
+			}
+			e = standard
+		}
+		events = append(events, e)
+	}
+	return events, nil
+}

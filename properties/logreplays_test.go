@@ -1,0 +1,93 @@
+package properties
+
+import (
+	"bytes"
+	"reflect"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+func settledTurn(t *testing.T) *Run {
+	return run(t,
+		harness.UserMessage{Message: harness.Message{ID: "m1", Text: "hi"}},
+		harness.InboxPush{Lane: harness.LaneNextTurn, Kind: harness.KindFollowup, MessageID: "m1"},
+		harness.TurnStart{Turn: 1},
+		harness.StepStart{Turn: 1, Step: 1},
+		harness.InboxClaim{Turn: 1, Step: 1, Lane: harness.LaneNextTurn, MessageID: "m1"},
+		harness.AssistantMessage{Turn: 1, Step: 1, Message: harness.AssembledMessage{Blocks: []harness.Block{{Type: harness.BlockText, Text: "hi"}}}, Finish: harness.FinishCompleted},
+		harness.StepEnd{Turn: 1, Step: 1},
+		harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: harness.EndCompleted}},
+	)
+}
+
+// firstLines is the first n lines of JSON Lines.
+func firstLines(jsonl []byte, n int) []byte {
+	end := 0
+	for range n {
+		end += bytes.IndexByte(jsonl[end:], '\n') + 1
+	}
+	return jsonl[:end]
+}
+
+// log-replays takes a read-back's events for the lines it covers, and only when the log begins
+// with its bytes: a read-back whose events differ from the log is caught (they were used), one
+// whose bytes are not the log's is ignored, and an undecodable line after it is reported as
+// without one.
+func TestLogReplaysTakesTheReadBackForItsBytes(t *testing.T) {
+	r := settledTurn(t)
+	prefix := firstLines(r.JSONL, 3)
+	r.ReadBack = &ReadBack{Bytes: prefix, Events: slices.Clone(r.Log[:3])}
+	assert.Empty(t, Check(r), "a faithful read-back")
+
+	r.ReadBack.Events[0].Data = harness.UserMessage{Message: harness.Message{ID: "m1", Text: "changed"}}
+	assert.Equal(t, 1, fired(r)["log-replays"], "the read-back's events are the decoding of its bytes")
+
+	r.ReadBack.Bytes = append(bytes.Clone(prefix[:len(prefix)-2]), "x\n"...)
+	assert.Empty(t, Check(r), "bytes that are not the log's: the whole log is decoded")
+
+	r.ReadBack = nil
+	r.JSONL = append(r.JSONL, "{oops\n"...)
+	without := Check(r)
+	require.Len(t, without, 1)
+	r.ReadBack = &ReadBack{Bytes: prefix, Events: slices.Clone(r.Log[:3])}
+	assert.Equal(t, without, Check(r), "the same message, naming the same line")
+}
+
+// sameEvent agrees with reflect.DeepEqual on equal and unequal events of plain data types
+// (compared with ==) and of others (pointers, slices: compared deeply).
+func TestSameEventIsDeepEqual(t *testing.T) {
+	three, alsoThree, four := 3, 3, 4
+	retry := func(maxRetries *int) harness.EventData {
+		return harness.LlmRetry{RetryID: "r1", Turn: 1, Step: 1, Retry: 1, MaxRetries: maxRetries, DelayMs: 250}
+	}
+	message := func(text string) harness.EventData {
+		return harness.AssistantMessage{Turn: 1, Step: 1, Message: harness.AssembledMessage{Blocks: []harness.Block{{Type: harness.BlockText, Text: text}}}}
+	}
+	data := []harness.EventData{
+		nil, harness.TurnStart{Turn: 1}, harness.TurnStart{Turn: 2}, harness.StepStart{Turn: 1, Step: 1},
+		retry(&three), retry(&alsoThree), retry(&four), retry(nil), message("a"), message("a"), message("b"),
+		harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: harness.EndAborted, Reason: &harness.CancelCause{Kind: harness.CauseUser}}},
+		harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: harness.EndAborted, Reason: &harness.CancelCause{Kind: harness.CauseUser}}},
+	}
+	equal := 0
+	for _, a := range data {
+		for _, b := range data {
+			for _, bSeq := range []int64{1, 2} {
+				x, y := harness.Event{Seq: 1, Type: "t", Time: 5, Data: a}, harness.Event{Seq: bSeq, Type: "t", Time: 5, Data: b}
+				want := reflect.DeepEqual(&x, &y)
+				if want {
+					equal++
+				}
+				assert.Equal(t, want, sameEvent(&x, &y), "%#v and %#v", x, y)
+			}
+		}
+	}
+	assert.Greater(t, equal, len(data), "some distinct values are deeply equal")
+	assert.True(t, plainType(reflect.TypeOf(harness.TurnStart{})))
+	assert.False(t, plainType(reflect.TypeOf(retry(nil))), "a pointer field")
+}
