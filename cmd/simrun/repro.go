@@ -73,7 +73,7 @@ func runRepro(args []string, stdout, stderr io.Writer) int {
 		written = append(written, output{*scheduleFile, append(data, '\n')})
 	}
 	if *htmlFile != "" {
-		written = append(written, output{*htmlFile, timeline.HTML(timelineRun(outcome))})
+		written = append(written, output{*htmlFile, timeline.HTML(timeline.FromOutcome(outcome))})
 	}
 	if err := writeAll(written); err != nil {
 		return usageError(stderr, "%v", err)

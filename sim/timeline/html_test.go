@@ -25,27 +25,6 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
-// runOf is what cmd/simrun draws of an outcome: every field of Run, worded by sim's Describe.
-func runOf(o sim.Outcome) Run {
-	r := Run{
-		Seed:           o.Schedule.Seed,
-		Strategy:       o.Schedule.Strategy,
-		HorizonMs:      o.Schedule.Plan.HorizonMs,
-		Log:            o.Log,
-		Trace:          o.Trace,
-		Violations:     o.Violations,
-		Exercised:      o.Exercised,
-		Outcomes:       o.Outcomes,
-		Digest:         o.Digest,
-		Describe:       sim.Describe,
-		DescribeReason: sim.DescribeReason,
-	}
-	if o.Report != nil {
-		r.VirtualElapsed = o.Report.VirtualElapsed
-	}
-	return r
-}
-
 // timelineFeatures names what a seed's run must show for the chart to be tested on it, and how
 // to tell from the outcome. Seeds are found by scanning, not hard-coded, so a change to how
 // plans are drawn cannot quietly leave a mark untested.
@@ -212,10 +191,10 @@ func TestTimelineHTMLShowsEachKindOfRun(t *testing.T) {
 		seed := seeds[f.name]
 		t.Run(fmt.Sprintf("%s seed %d", f.name, seed), func(t *testing.T) {
 			o := sim.RunSchedule(sim.NewSchedule(seed, nil))
-			doc := HTML(runOf(o))
+			doc := HTML(FromOutcome(o))
 			timelineCheckMarkup(t, o, string(doc))
-			assert.Equal(t, doc, HTML(runOf(sim.RunSchedule(sim.NewSchedule(seed, nil)))), "the same seed gives the same bytes")
-			assert.Equal(t, doc, HTML(runOf(o)), "the same outcome gives the same bytes")
+			assert.Equal(t, doc, HTML(FromOutcome(sim.RunSchedule(sim.NewSchedule(seed, nil)))), "the same seed gives the same bytes")
+			assert.Equal(t, doc, HTML(FromOutcome(o)), "the same outcome gives the same bytes")
 		})
 	}
 }
@@ -224,16 +203,16 @@ func TestTimelineHTMLDrawsWhatTheTraceHolds(t *testing.T) {
 	seeds := timelineSeeds(t)
 
 	o := sim.RunSchedule(sim.NewSchedule(seeds["open turn"], nil))
-	assert.Contains(t, string(HTML(runOf(o))), `class="turn-bar turn-open"`, "an open turn is drawn hatched to the end")
+	assert.Contains(t, string(HTML(FromOutcome(o))), `class="turn-bar turn-open"`, "an open turn is drawn hatched to the end")
 
 	o = sim.RunSchedule(sim.NewSchedule(seeds["cancelled wait"], nil))
-	assert.Contains(t, string(HTML(runOf(o))), `<g class="wait wait-cancelled">`)
-	assert.Contains(t, string(HTML(runOf(o))), `<g class="wait-planned">`, "a cancelled wait shows the delay it did not wait")
+	assert.Contains(t, string(HTML(FromOutcome(o))), `<g class="wait wait-cancelled">`)
+	assert.Contains(t, string(HTML(FromOutcome(o))), `<g class="wait-planned">`, "a cancelled wait shows the delay it did not wait")
 
 	o = sim.RunSchedule(sim.NewSchedule(seeds["tool calls"], nil))
 	r := o.Trace.Tools[0]
 	want := fmt.Sprintf("tool call %s %s: %s, %s–%s", r.CallID, r.Name, r.Outcome, tlAt(r.StartMs), tlAt(r.EndMs))
-	assert.Contains(t, string(HTML(runOf(o))), want, "a tool call's tooltip")
+	assert.Contains(t, string(HTML(FromOutcome(o))), want, "a tool call's tooltip")
 }
 
 func TestTimelineHTMLMarksViolations(t *testing.T) {
@@ -245,7 +224,7 @@ func TestTimelineHTMLMarksViolations(t *testing.T) {
 		properties.Violation{Property: "fake-property", Message: `a <b>made-up</b> & "quoted" violation`, Seq: at.Seq, AtMs: at.Time},
 		properties.Violation{Property: "timeless-property", Message: "no time applies", AtMs: -1},
 	)
-	doc := string(HTML(runOf(o)))
+	doc := string(HTML(FromOutcome(o)))
 	svg := timelineSVG(t, doc)
 	timelineCheckWellFormed(t, svg)
 	timelineCheckNoNetwork(t, doc)
@@ -262,7 +241,7 @@ func TestTimelineHTMLMarksViolations(t *testing.T) {
 
 func TestTimelineHTMLSurvivesOddOutcomes(t *testing.T) {
 	t.Run("empty", func(t *testing.T) {
-		doc := string(HTML(runOf(sim.Outcome{})))
+		doc := string(HTML(FromOutcome(sim.Outcome{})))
 		timelineCheckWellFormed(t, timelineSVG(t, doc))
 		timelineCheckNoNetwork(t, doc)
 		assert.Contains(t, doc, "<dt>events</dt><dd>0</dd>")
@@ -284,7 +263,7 @@ func TestTimelineHTMLSurvivesOddOutcomes(t *testing.T) {
 			},
 			Violations: []properties.Violation{{Property: "p", Message: "m", AtMs: 1_000_000}},
 		}
-		doc := string(HTML(runOf(o)))
+		doc := string(HTML(FromOutcome(o)))
 		svg := timelineSVG(t, doc)
 		timelineCheckWellFormed(t, svg)
 		timelineCheckNoNetwork(t, doc)
@@ -322,7 +301,7 @@ func timelineChromium() string {
 func TestTimelineHTMLRendersInBrowser(t *testing.T) {
 	seeds := timelineSeeds(t)
 	o := sim.RunSchedule(sim.NewSchedule(seeds["tool calls"], nil))
-	doc := HTML(runOf(o))
+	doc := HTML(FromOutcome(o))
 	chromium := timelineChromium()
 	if chromium == "" {
 		t.Log("chromium not installed: skipped the render, checked the markup")

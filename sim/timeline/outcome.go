@@ -1,14 +1,12 @@
-package main
+package timeline
 
-import (
-	"github.com/turnsim/turnsim/sim"
-	"github.com/turnsim/turnsim/sim/timeline"
-)
+import "github.com/turnsim/turnsim/sim"
 
-// timelineRun is what repro -html draws of an outcome: its fields as timeline.Run names them,
-// worded by sim's Describe, so the chart's tooltips and log read like repro's text timeline.
-func timelineRun(o sim.Outcome) timeline.Run {
-	r := timeline.Run{
+// FromOutcome is what `simrun repro -html` draws of a simulated run: the outcome's fields as Run
+// names them, worded by sim's Describe, so the chart's tooltips and log read like repro's text
+// timeline. (Run itself names no sim type, so a run from elsewhere can be drawn too.)
+func FromOutcome(o sim.Outcome) Run {
+	r := Run{
 		Seed:           o.Schedule.Seed,
 		Strategy:       o.Schedule.Strategy,
 		HorizonMs:      o.Schedule.Plan.HorizonMs,
