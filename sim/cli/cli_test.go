@@ -73,3 +73,23 @@ func TestRunTakesShardAndDeterminism(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "-shard")
 }
+
+// mutate needs the command's main package, from Options.Main or -main, and says so; with it, it
+// looks for the mutants in the module (mutants/ by default) and names the folder it did not find.
+func TestMutateNeedsTheMainPackage(t *testing.T) {
+	code, _, stderr := main(sim.Agent{}, "mutate")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "mysim: -main is needed: the main package to build with each mutant")
+
+	code, _, stderr = main(sim.Agent{}, "mutate", "-main", "./cmd/mysim", "-list")
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "mutant folder")
+	assert.Contains(t, stderr, "/mutants")
+}
+
+// run takes simrun's names for the first seed and the shrinking time, which mutate passes.
+func TestRunTakesSimrunsFlagNames(t *testing.T) {
+	code, out, stderr := main(sim.Agent{}, "run", "-start", "5", "-seeds", "2", "-shrink-time", "1s", "-json")
+	assert.Equal(t, 0, code, stderr)
+	assert.Contains(t, out, `"firstSeed": 5`)
+}
