@@ -152,6 +152,9 @@ func runReadmeCommands(t *testing.T) {
 		buildsMutant := len(args) > 0 && (args[0] == "mutate" || args[0] == "plants") || plantedArg(args) != ""
 		if buildsMutant {
 			require.NoError(t, os.Chdir(repository))
+			if plantedArg(args) != "" && !contains(args, "-corpus") {
+				args = append(args, "-corpus", "") // in the repository: its corpus/ takes no mutant's failures
+			}
 		}
 		code, out, errOut := simrun(args...)
 		require.NoError(t, os.Chdir(folder))
