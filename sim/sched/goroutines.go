@@ -34,6 +34,7 @@ func (s *Scheduler) startGoroutine(t *task, fn func()) {
 // serveTasks is a task goroutine's body: it runs tasks one after another for as long as each
 // returns and the run goes on.
 func (s *Scheduler) serveTasks(next taskStart) {
+	growStack(0)
 	work := make(chan taskStart, 1)
 	for {
 		s.runTask(next.t, next.fn)
