@@ -15,8 +15,9 @@ import (
 type watchdog struct {
 	limit    time.Duration
 	progress *atomic.Int64
-	// hung carries the progress count at which the loop has been stuck for limit. The loop
-	// compares it with its own count to ignore a report that arrives after the task yielded.
+	// hung carries the progress count at which the run has been stuck for limit. Run's
+	// goroutine takes the baton only if the count is still that (odd) one, so a report that
+	// arrives after the task yielded is ignored.
 	hung    chan int64
 	stopped chan struct{} // closed by stop to end the goroutine
 	exited  chan struct{} // closed by the goroutine as it returns
