@@ -43,7 +43,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -118,13 +117,6 @@ type Scheduler struct {
 	// watchdog may read it at any time, after Run has returned.
 	killing atomic.Bool
 	watch   *watchdog
-
-	// idle are task goroutines that finished a task and wait for another (see goroutines.go);
-	// guarded by idleMu because a goroutine parks there after its last handoff, while the next
-	// task already runs.
-	idleMu     sync.Mutex
-	idle       []chan taskStart
-	idleClosed bool
 }
 
 var _ harness.Runtime = (*Scheduler)(nil)
@@ -188,8 +180,9 @@ type virtualClock struct{ s *Scheduler }
 func (c virtualClock) Now() time.Time { return c.s.Now() }
 
 // Run runs main as the first task, named name, and every task it starts, until all have returned
-// or a finding stops the run. It returns once every task goroutine has exited (except one the
-// watchdog reported as hung, which nothing can stop; see Finding). Run may be called once.
+// or a finding stops the run. It returns once every task has returned or exited (except one the
+// watchdog reported as hung, which nothing can stop; see Finding); the goroutines of tasks that
+// returned stay idle for a later run a little longer (see goroutines.go). Run may be called once.
 func (s *Scheduler) Run(name string, main func()) *RunReport {
 	if s.started {
 		panic("sched: Run called twice on one Scheduler; make a Scheduler per run")
@@ -205,7 +198,6 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 		s.await()
 	}
 	s.unwind()
-	s.closeIdle()
 	s.current = nil
 	return &RunReport{
 		Findings:       s.findings,
