@@ -31,63 +31,77 @@ const (
 // idle holds the goroutines waiting for a task, shared by every Scheduler of the process.
 var idle struct {
 	mu    sync.Mutex
-	work  []chan taskStart
+	work  []*worker
 	taken bool        // a goroutine was taken since the last review
 	sweep *time.Timer // reviews the idle goroutines, armed while there are any
 	armed bool
 }
 
-// taskStart is a task, its function and its scheduler, handed to an idle goroutine.
+// worker is a task goroutine. Its wake channel is the resume channel of the task it runs, so
+// handing it a task takes no channel operation: the task's first resume wakes the goroutine,
+// which then finds the task in start. (Sending the task to an idle goroutine, which then waited
+// for the first resume, cost a goroutine wakeup per spawn and a channel per task.)
+type worker struct {
+	wake  chan struct{}
+	start taskStart // set by startGoroutine before the task's first resume
+}
+
+// taskStart is a task, its function and its scheduler, handed to a goroutine.
 type taskStart struct {
 	s  *Scheduler
 	t  *task
 	fn func()
 }
 
-// startGoroutine runs the task on an idle goroutine if there is one, else on a new one.
+// startGoroutine gives the task to an idle goroutine if there is one, else to a new one; either
+// waits for the task's first resume.
 func (s *Scheduler) startGoroutine(t *task, fn func()) {
-	start := taskStart{s: s, t: t, fn: fn}
 	idle.mu.Lock()
+	var w *worker
 	if n := len(idle.work); n > 0 {
-		work := idle.work[n-1]
+		w = idle.work[n-1]
 		idle.work[n-1] = nil
 		idle.work = idle.work[:n-1]
 		idle.taken = true
-		idle.mu.Unlock()
-		work <- start // buffered: the goroutine may not be receiving yet
-		return
 	}
 	idle.mu.Unlock()
-	go serveTasks(start)
+	fresh := w == nil
+	if fresh {
+		w = &worker{wake: make(chan struct{}, 1)}
+	}
+	w.start = taskStart{s: s, t: t, fn: fn}
+	t.resume = w.wake
+	if fresh {
+		go serveTasks(w)
+	}
 }
 
 // serveTasks is a task goroutine's body: it runs tasks one after another for as long as each
-// returns and its run goes on.
-func serveTasks(next taskStart) {
+// returns and its run goes on. The first resume of each task wakes it (the baton chain orders
+// the writes to start before it); a closed wake channel ends it.
+func serveTasks(w *worker) {
 	growStack(0)
-	work := make(chan taskStart, 1)
 	for {
-		s := next.s
-		s.runTask(next.t, next.fn)
-		next = taskStart{} // keep nothing of a finished run alive while idle
-		if s.killing.Load() || !parkIdle(work) {
+		if _, ok := <-w.wake; !ok {
 			return
 		}
-		var ok bool
-		if next, ok = <-work; !ok {
+		next := w.start
+		w.start = taskStart{} // keep nothing of a finished run alive while idle
+		next.s.runTask(next.t, next.fn)
+		if next.s.killing.Load() || !parkIdle(w) {
 			return
 		}
 	}
 }
 
 // parkIdle offers the goroutine for the next task; false when enough are idle already.
-func parkIdle(work chan taskStart) bool {
+func parkIdle(w *worker) bool {
 	idle.mu.Lock()
 	defer idle.mu.Unlock()
 	if len(idle.work) >= maxIdleGoroutines {
 		return false
 	}
-	idle.work = append(idle.work, work)
+	idle.work = append(idle.work, w)
 	if !idle.armed {
 		idle.armed = true
 		if idle.sweep == nil {
@@ -108,8 +122,8 @@ func sweepIdle() {
 		idle.sweep.Reset(idleSweep)
 		return
 	}
-	for i, work := range idle.work {
-		close(work)
+	for i, w := range idle.work {
+		close(w.wake)
 		idle.work[i] = nil
 	}
 	idle.work = idle.work[:0]

@@ -29,7 +29,7 @@ type task struct {
 	id   int
 	name string
 
-	resume chan struct{} // baton holder → task: run now (or, with killing set, exit)
+	resume chan struct{} // baton holder → task: run now (or, with killing set, exit); its goroutine's
 	at     int64         // the scheduler's progress count when the task was last resumed (odd)
 
 	state    taskState
@@ -53,9 +53,8 @@ type task struct {
 func (s *Scheduler) spawn(name string, fn func()) *task {
 	s.nextID++
 	t := &task{
-		id:     s.nextID,
-		name:   name,
-		resume: make(chan struct{}, 1),
+		id:   s.nextID,
+		name: name,
 	}
 	s.tasks = append(s.tasks, t)
 	s.startGoroutine(t, fn)
@@ -69,10 +68,9 @@ func (s *Scheduler) spawn(name string, fn func()) *task {
 	return t
 }
 
-// runTask is the body of a task goroutine. Nothing before the first resume touches shared state.
+// runTask runs a task on its goroutine, which has taken the task's first resume.
 func (s *Scheduler) runTask(t *task, fn func()) {
 	defer s.finish(t)
-	<-t.resume
 	if s.killing.Load() || t.killed {
 		return // the run ended, or its process died, before this task ever ran
 	}
