@@ -1,7 +1,12 @@
 package harness
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -137,4 +142,34 @@ func TestPolicyKeyNamesNonDefaultRetryableCodes(t *testing.T) {
 	back, ok := ParsePolicyKey(q.PolicyKey())
 	require.True(t, ok)
 	assert.Equal(t, []string{CodeRateLimit}, back.RetryableCodes)
+}
+
+// The key is appended into a buffer for speed; it must stay byte-identical to the formula it
+// replaced, since keys chain retries across restarts and name policies in saved logs.
+func TestPolicyKeyKeepsItsFormula(t *testing.T) {
+	formula := func(p RetryPolicy) string {
+		f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+		key := fmt.Sprintf("%s/initial=%s/max=%s/jitter=%s", p.Mode, f(p.InitialDelayMs), f(p.MaxDelayMs), f(p.JitterRatio))
+		if p.Mode == ModeNormal {
+			key += "/retries=" + strconv.Itoa(p.MaxRetries)
+		}
+		if len(p.RetryableCodes) > 0 && !slices.Equal(p.RetryableCodes, DefaultRetryableCodes) {
+			key += "/codes=" + strings.Join(p.RetryableCodes, "+")
+		}
+		return key
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	codes := []string{CodeRateLimit, CodeTimeout, "X"}
+	for range 1000 {
+		p := DefaultRetryPolicy()
+		if r.IntN(2) == 0 {
+			p.Mode = ModeAlways
+		}
+		p.InitialDelayMs = float64(r.IntN(100000)) / float64(1+r.IntN(1000))
+		p.MaxDelayMs = r.Float64() * 1e9
+		p.JitterRatio = r.Float64()
+		p.MaxRetries = r.IntN(100) - 1
+		p.RetryableCodes = codes[:r.IntN(len(codes)+1)]
+		require.Equal(t, formula(p), p.PolicyKey())
+	}
 }

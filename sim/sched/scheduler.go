@@ -3,12 +3,15 @@ package sched
 // The deterministic scheduler: the simulator's harness.Runtime.
 //
 // Model: Temporal's Go SDK workflow dispatcher. Every task is a real goroutine, but only one holds
-// the baton at a time. The scheduler loop runs in Run's caller. It resumes one task by sending on
-// that task's resume channel, then waits on the task's yielded channel. The task runs until it
-// enters a runtime primitive (Sleep, a Get that must wait, Go) or returns; then it records why it
-// stopped (its block site) and sends on yielded. Each exchange is one handoff. Between handoffs
-// the loop alone owns all state, so nothing here needs a lock: the channel operations order every
-// access.
+// the baton at a time. A task runs until it enters a runtime primitive (Sleep, a Get that must
+// wait, Go) or returns; then it records why it stopped (its block site) and, still holding the
+// baton, runs the scheduling step itself: it picks the next task and resumes it by sending on that
+// task's resume channel, then waits on its own. Each such exchange is one handoff, and costs one
+// goroutine switch (a loop in between, resumed and yielded to, cost two: a third of a fair
+// schedule's runtime phase went to channel operations and goroutine wakeups); a task that picks
+// itself goes on without any. Run's goroutine holds the baton before the first handoff and takes
+// it back when the run is over (on the done channel), to unwind. Only the baton holder touches the
+// scheduler's state, so nothing here needs a lock: the channel operations order every access.
 //
 // What makes a run reproducible:
 //   - the next task is drawn by a picker from the runnable tasks listed in creation order, with a
@@ -40,7 +43,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -103,20 +105,18 @@ type Scheduler struct {
 	findings []Finding
 	started  bool
 
-	// progress counts resumes (handoffs and unwinding). It is atomic because the watchdog
-	// goroutine reads it to tell whether the running task has yielded; only the loop writes it.
+	// progress counts resumes and returns of the baton: odd while a task runs its own code, even
+	// while scheduler code holds the baton. The watchdog reads it to tell whether the running task
+	// has yielded; a task taking the baton back (claim) and Run's goroutine taking it from a hung
+	// task both compare-and-swap it from the odd value of that resume, so exactly one of them wins.
 	progress atomic.Int64
+	// done hands the baton back to Run's goroutine: the run is over, or the task it unwound has
+	// exited.
+	done chan struct{}
 	// killing is set when the run ends early. It is atomic because a task abandoned by the
 	// watchdog may read it at any time, after Run has returned.
 	killing atomic.Bool
 	watch   *watchdog
-
-	// idle are task goroutines that finished a task and wait for another (see goroutines.go);
-	// guarded by idleMu because a goroutine parks there after its last handoff, while the next
-	// task already runs.
-	idleMu     sync.Mutex
-	idle       []chan taskStart
-	idleClosed bool
 }
 
 var _ harness.Runtime = (*Scheduler)(nil)
@@ -180,8 +180,9 @@ type virtualClock struct{ s *Scheduler }
 func (c virtualClock) Now() time.Time { return c.s.Now() }
 
 // Run runs main as the first task, named name, and every task it starts, until all have returned
-// or a finding stops the run. It returns once every task goroutine has exited (except one the
-// watchdog reported as hung, which nothing can stop; see Finding). Run may be called once.
+// or a finding stops the run. It returns once every task has returned or exited (except one the
+// watchdog reported as hung, which nothing can stop; see Finding); the goroutines of tasks that
+// returned stay idle for a later run a little longer (see goroutines.go). Run may be called once.
 func (s *Scheduler) Run(name string, main func()) *RunReport {
 	if s.started {
 		panic("sched: Run called twice on one Scheduler; make a Scheduler per run")
@@ -190,16 +191,13 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 	s.watch = startWatchdog(s.opts.Watchdog, &s.progress)
 	defer s.watch.stop()
 
+	s.done = make(chan struct{}, 1)
 	s.spawn(name, main)
-	for len(s.findings) == 0 {
-		t := s.next()
-		if t == nil {
-			break
-		}
-		s.step(t)
+	if t := s.next(); t != nil {
+		s.resume(t)
+		s.await()
 	}
 	s.unwind()
-	s.closeIdle()
 	s.current = nil
 	return &RunReport{
 		Findings:       s.findings,
@@ -208,51 +206,52 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 	}
 }
 
-// step hands the baton to t and takes it back: t runs until it parks, yields or returns.
-func (s *Scheduler) step(t *task) {
-	if !s.resume(t) {
-		s.abandon(t)
-		s.addFinding(Finding{
-			Kind: FindingHang,
-			Message: fmt.Sprintf("task %q ran for over %v of wall time without yielding: it is "+
-				"blocked outside the runtime (raw channel, mutex, I/O) or spinning", t.name, s.opts.Watchdog),
-			Stack: allStacks(),
-		})
-		return
-	}
-	if t.state != taskDone {
-		return
-	}
-	s.remove(t)
-	if t.panicked {
-		s.addFinding(Finding{
-			Kind:    FindingPanic,
-			Message: fmt.Sprintf("task %q panicked: %v", t.name, t.panicValue),
-			Stack:   t.panicStack,
-		})
-	}
+// resume hands the baton to t: t runs until it parks, yields or returns, and then hands it on.
+func (s *Scheduler) resume(t *task) {
+	s.current = t
+	t.at = s.progress.Add(1)
+	t.resume <- struct{}{}
 }
 
-// resume gives the baton to t and waits until t yields it back. It returns false when the
-// watchdog reports that t has held the baton too long; t is then still running.
-func (s *Scheduler) resume(t *task) bool {
-	s.current = t
-	at := s.progress.Add(1)
-	t.resume <- struct{}{}
+// handOff gives the baton to next, or back to Run's goroutine when next is nil (the run is over).
+func (s *Scheduler) handOff(next *task) {
+	if next == nil {
+		s.done <- struct{}{}
+		return
+	}
+	s.resume(next)
+}
+
+// claim takes the baton back for t, which ran its own code since it was resumed. It returns
+// false when Run's goroutine took it first, having found t hung: t is abandoned and must touch
+// nothing.
+func (s *Scheduler) claim(t *task) bool {
+	return s.progress.CompareAndSwap(t.at, t.at+1)
+}
+
+// await waits, in Run's goroutine, until the baton comes back: the run is over, or the task being
+// unwound has exited. When the watchdog reports that the task holding it has run too long without
+// yielding, await takes the baton from it, abandons it and reports a hang.
+func (s *Scheduler) await() {
 	for {
 		select {
-		case <-t.yielded:
-			return true
+		case <-s.done:
+			return
 		case stalledAt := <-s.watch.hung:
-			if stalledAt != at {
-				continue // a stale report about an earlier handoff
+			if stalledAt%2 == 0 || !s.progress.CompareAndSwap(stalledAt, stalledAt+1) {
+				continue // a stale report: the task yielded since
 			}
-			select {
-			case <-t.yielded: // it yielded just as the watchdog fired
-				return true
-			default:
-				return false
+			t := s.current
+			unwinding := s.killing.Load()
+			s.abandon(t)
+			message := fmt.Sprintf("task %q ran for over %v of wall time without yielding: it is "+
+				"blocked outside the runtime (raw channel, mutex, I/O) or spinning", t.name, s.opts.Watchdog)
+			if unwinding {
+				message = fmt.Sprintf("task %q ran for over %v of wall time while being unwound: a "+
+					"deferred function blocks outside the runtime or spins", t.name, s.opts.Watchdog)
 			}
+			s.addFinding(Finding{Kind: FindingHang, Message: message, Stack: allStacks()})
+			return
 		}
 	}
 }
@@ -261,7 +260,7 @@ func (s *Scheduler) resume(t *task) bool {
 // time when nothing is runnable, and draws one runnable task. It returns nil when the run is
 // over: every task finished, or a finding was recorded.
 func (s *Scheduler) next() *task {
-	if len(s.tasks) == 0 {
+	if len(s.tasks) == 0 || len(s.findings) > 0 {
 		return nil
 	}
 	s.wakeCancelled()
@@ -388,29 +387,18 @@ func (s *Scheduler) unwind() {
 		if t.state == taskAbandoned {
 			continue
 		}
-		if !s.resume(t) {
-			s.abandon(t)
-			s.addFinding(Finding{
-				Kind: FindingHang,
-				Message: fmt.Sprintf("task %q ran for over %v of wall time while being unwound: a "+
-					"deferred function blocks outside the runtime or spins", t.name, s.opts.Watchdog),
-				Stack: allStacks(),
-			})
-		}
+		s.resume(t)
+		s.await()
 	}
 	s.tasks = nil
 }
 
-// abandon gives up on t, which holds the baton and will not yield. Nothing can stop its goroutine;
-// instead, killing is set and a resume token is left in its channel, so that when it next enters
-// the runtime or returns, it exits instead of waiting for a loop that has moved on.
+// abandon gives up on t, whose baton Run's goroutine has just taken. Nothing can stop its
+// goroutine; instead, killing is set, so that when it next enters the runtime it exits, and its
+// claim on the baton fails, so that it exits touching nothing when it yields or returns.
 func (s *Scheduler) abandon(t *task) {
 	t.state = taskAbandoned
 	s.killing.Store(true)
-	select {
-	case t.resume <- struct{}{}:
-	default: // it has not yet taken the resume that started it; that one will do
-	}
 }
 
 // remove drops the finished task t from the task list, keeping creation order.

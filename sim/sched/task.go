@@ -23,13 +23,14 @@ const (
 )
 
 // task is one simulated task. Its fields belong to whoever holds the baton: the task while it
-// runs, the loop otherwise; the two channels hand the baton over and order those accesses.
+// runs, the scheduling step otherwise; the resume channels and the claim on the progress count
+// hand the baton over and order those accesses.
 type task struct {
 	id   int
 	name string
 
-	resume  chan struct{} // loop → task: run now (or, with killing set, exit)
-	yielded chan struct{} // task → loop: parked, yielded or finished
+	resume chan struct{} // baton holder → task: run now (or, with killing set, exit); its goroutine's
+	at     int64         // the scheduler's progress count when the task was last resumed (odd)
 
 	state    taskState
 	wakeAt   time.Duration     // virtual wake time while sleeping
@@ -52,10 +53,8 @@ type task struct {
 func (s *Scheduler) spawn(name string, fn func()) *task {
 	s.nextID++
 	t := &task{
-		id:      s.nextID,
-		name:    name,
-		resume:  make(chan struct{}, 1),
-		yielded: make(chan struct{}, 1),
+		id:   s.nextID,
+		name: name,
 	}
 	s.tasks = append(s.tasks, t)
 	s.startGoroutine(t, fn)
@@ -69,43 +68,74 @@ func (s *Scheduler) spawn(name string, fn func()) *task {
 	return t
 }
 
-// runTask is the body of a task goroutine. Nothing before the first resume touches shared state.
+// runTask runs a task on its goroutine, which has taken the task's first resume.
 func (s *Scheduler) runTask(t *task, fn func()) {
 	defer s.finish(t)
-	<-t.resume
 	if s.killing.Load() || t.killed {
 		return // the run ended, or its process died, before this task ever ran
 	}
 	fn()
 }
 
+// stackReserve is how much stack growStack reserves: a 16 KB stack, the size the turn loop grows
+// to. Reserving 32 KB cost more than it saved (the fresh stack's zeroing and page faults: 10% of
+// the runtime phase in growStack against 4% at 8 KB).
+const stackReserve = 8 << 10
+
+// growStack grows a fresh task goroutine's stack in one step, while it is still shallow. A new
+// goroutine starts on a small stack and doubled it by copying each time the harness's calls
+// deepened (Validator.Check's frame, encoding/json, strconv): runtime.newstack was a fifth of a
+// fair schedule's runtime phase, every copy adjusting every frame already on the stack. Grown
+// here, the copy moves two frames; newstack fell to 3% and growStack costs 4%.
+//
+//go:noinline
+func growStack(i int) byte {
+	var buf [stackReserve]byte
+	buf[i%stackReserve] = byte(i)
+	return buf[(i+1)%stackReserve]
+}
+
 // finish runs when a task's goroutine ends, by return, panic or runtime.Goexit, and hands the
-// baton back for the last time. While killing, it touches nothing shared (the goroutine may be an
-// abandoned hung one, running after Run returned), ignores a panic raised while unwinding, and
-// sends without blocking: the loop either waits for exactly this message or has moved on.
+// baton on for the last time. An abandoned (hung) goroutine, perhaps running after Run returned,
+// fails its claim and touches nothing. While the run is unwound, the baton goes straight back to
+// Run's goroutine, and a panic raised while unwinding is ignored.
 func (s *Scheduler) finish(t *task) {
 	r := recover()
-	if s.killing.Load() {
-		select {
-		case t.yielded <- struct{}{}:
-		default:
-		}
+	if !s.claim(t) {
 		return
 	}
+	if s.killing.Load() {
+		s.done <- struct{}{}
+		return
+	}
+	t.state = taskDone
+	s.remove(t)
 	if r != nil && !t.killed { // a panic while a killed process unwinds is part of its death
 		t.panicked = true
 		t.panicValue = r
 		t.panicStack = string(debug.Stack())
+		s.addFinding(Finding{
+			Kind:    FindingPanic,
+			Message: fmt.Sprintf("task %q panicked: %v", t.name, t.panicValue),
+			Stack:   t.panicStack,
+		})
 	}
-	t.state = taskDone
-	t.yielded <- struct{}{}
+	s.handOff(s.next())
 }
 
-// yield hands the baton back to the loop and waits to be resumed; t has set its state first. When
+// yield takes the baton back, runs the scheduling step and waits until t is resumed; t has set
+// its state first. When the step picks t itself, it goes on without a goroutine switch. When
 // resumed to be killed, it exits the goroutine with runtime.Goexit, so the task's defers run.
 func (s *Scheduler) yield(t *task) {
-	t.yielded <- struct{}{}
-	<-t.resume
+	if !s.claim(t) {
+		runtime.Goexit() // abandoned as hung meanwhile: the run has moved on
+	}
+	if next := s.next(); next != t {
+		s.handOff(next)
+		<-t.resume
+	} else {
+		t.at = s.progress.Add(1)
+	}
 	if s.killing.Load() || t.killed {
 		runtime.Goexit()
 	}
