@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/turnsim/turnsim/sim/sched"
+
 	"github.com/turnsim/turnsim/faults"
 )
 
@@ -14,7 +16,7 @@ import (
 // through the store's own torn-tail cut, and when the run is over the simulated disk holds,
 // byte for byte, the JSON Lines of the session's log.
 func TestTheWorldRunsTheRealFileStoreThroughATornWrite(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer func() { sched.ReleaseIdle(); goleak.VerifyNone(t) }() // idle task goroutines end now, not at the next sweep
 	for seed := int64(1); seed <= 500; seed++ {
 		w, out := runWorld(NewSchedule(seed, []string{faults.TornWrite}), Agent{})
 		torn := false
@@ -41,7 +43,7 @@ func TestTheWorldRunsTheRealFileStoreThroughATornWrite(t *testing.T) {
 // point finds nothing unsynced; inside an append it takes the part of the line written. Either
 // way no acknowledged event is lost.
 func TestAPowerLossTakesOnlyWhatNoAppendReturnedFor(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer func() { sched.ReleaseIdle(); goleak.VerifyNone(t) }() // idle task goroutines end now, not at the next sweep
 	atPoint, inAppendDropped := 0, 0
 	for seed := int64(1); seed <= 300; seed++ {
 		// power losses among enough work (sends, tool calls, slow streams) that an armed loss

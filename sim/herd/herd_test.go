@@ -12,6 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/turnsim/turnsim/sim/sched"
+
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/harness/zoo"
 )
@@ -65,7 +67,7 @@ func herdLogsKeepTheProperties(t *testing.T, r Result, s harness.RetryStrategy) 
 
 // Every zoo strategy, in a capacity-limited world with an outage, keeps the properties.
 func TestHerdEveryZooStrategyKeepsThePropertiesUnderContention(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer func() { sched.ReleaseIdle(); goleak.VerifyNone(t) }() // idle task goroutines end now, not at the next sweep
 	model := DefaultCapacityModel()
 	model.Outage = OutageWindow{FromMs: 1500, ToMs: 3000}
 	for _, name := range zoo.Names() {
@@ -239,7 +241,7 @@ func TestHerdValidate(t *testing.T) {
 // A policy that never stops retrying into an endless outage meets the request limit: the run
 // ends with a finding, every task unwound.
 func TestHerdRequestLimit(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer func() { sched.ReleaseIdle(); goleak.VerifyNone(t) }() // idle task goroutines end now, not at the next sweep
 	model := DefaultCapacityModel()
 	model.Outage = OutageWindow{FromMs: 0, ToMs: 1e12}
 	r := Run(Options{Agents: 20, Seed: 1, Provider: model, MaxRequests: 500, Strategy: zooStrategy(t, "none", `{"always": true}`)})

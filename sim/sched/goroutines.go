@@ -122,10 +122,24 @@ func sweepIdle() {
 		idle.sweep.Reset(idleSweep)
 		return
 	}
+	releaseIdleLocked()
+	idle.armed = false
+}
+
+// ReleaseIdle ends every idle task goroutine now, rather than at the next sweep: for a leak check
+// (goleak) right after a run, which should not hang on a timer firing in time on a loaded machine.
+func ReleaseIdle() {
+	idle.mu.Lock()
+	defer idle.mu.Unlock()
+	releaseIdleLocked()
+}
+
+// releaseIdleLocked closes every idle goroutine's wake channel, which ends it.
+func releaseIdleLocked() {
 	for i, w := range idle.work {
 		close(w.wake)
 		idle.work[i] = nil
 	}
 	idle.work = idle.work[:0]
-	idle.taken, idle.armed = false, false
+	idle.taken = false
 }

@@ -20,7 +20,7 @@ import (
 func noLeak(t *testing.T) {
 	t.Helper()
 	ignore := goleak.IgnoreCurrent()
-	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+	t.Cleanup(func() { ReleaseIdle(); goleak.VerifyNone(t, ignore) })
 }
 
 // runOnce runs main on a fresh scheduler and returns the report.
