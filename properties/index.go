@@ -29,7 +29,8 @@ type turnIndex struct {
 	number     int
 	startSeq   int64
 	startMs    int64
-	end        *harness.TurnEnd
+	end        *harness.TurnEnd // &endData once the turn/end is in; nil until then
+	endData    harness.TurnEnd
 	endSeq     int64
 	endMs      int64
 	steps      map[int]*stepIndex
@@ -39,15 +40,19 @@ type turnIndex struct {
 }
 
 type stepIndex struct {
-	message    *harness.AssistantMessage
-	messageSeq int64
-	calls      []eventAt[harness.ToolCall]
-	results    []eventAt[harness.ToolResult]
+	message     *harness.AssistantMessage // &messageData once the answer is in; nil until then
+	messageData harness.AssistantMessage
+	messageSeq  int64
+	calls       []eventAt[harness.ToolCall]
+	results     []eventAt[harness.ToolResult]
 }
 
 func newIndex(r *Run) *index {
-	x := &index{run: r, turns: map[int]*turnIndex{}, refused: map[[2]int]map[string]bool{}, brokenAtMs: -1}
+	x := &index{run: r, turns: map[int]*turnIndex{}, brokenAtMs: -1}
 	for _, f := range r.Trace.Refusals {
+		if x.refused == nil { // most runs have no refusal: reading a nil map finds none
+			x.refused = map[[2]int]map[string]bool{}
+		}
 		for _, key := range [][2]int{{f.Turn, 0}, {f.Turn, f.Step}} {
 			if x.refused[key] == nil {
 				x.refused[key] = map[string]bool{}
@@ -58,18 +63,29 @@ func newIndex(r *Run) *index {
 			x.brokenAtMs = f.AtMs
 		}
 	}
-	// The turns and steps are allocated together, two slices counted first, not one by one.
-	turnCount, stepCount := 0, 0
+	// The turns and steps are allocated together, two slices counted first, not one by one; so
+	// are the retries and their starts. A turn's end and a step's answer live in them.
+	turnCount, stepCount, retryCount, startedCount := 0, 0, 0, 0
 	for _, e := range r.Log {
 		switch e.Data.(type) {
 		case harness.TurnStart:
 			turnCount++
 		case harness.StepStart:
 			stepCount++
+		case harness.LlmRetry:
+			retryCount++
+		case harness.LlmRetryStarted:
+			startedCount++
 		}
 	}
 	turns, steps := make([]turnIndex, 0, turnCount), make([]stepIndex, 0, stepCount)
 	x.turnOrder = make([]int, 0, turnCount)
+	if retryCount > 0 {
+		x.retries = make([]eventAt[harness.LlmRetry], 0, retryCount)
+	}
+	if startedCount > 0 {
+		x.started = make([]eventAt[harness.LlmRetryStarted], 0, startedCount)
+	}
 	for _, e := range r.Log {
 		switch d := e.Data.(type) {
 		case harness.TurnStart:
@@ -78,7 +94,8 @@ func newIndex(r *Run) *index {
 			x.turnOrder = append(x.turnOrder, d.Turn)
 		case harness.TurnEnd:
 			if t := x.turns[d.Turn]; t != nil {
-				t.end, t.endSeq, t.endMs = &d, e.Seq, e.Time
+				t.endData, t.endSeq, t.endMs = d, e.Seq, e.Time
+				t.end = &t.endData
 			}
 		case harness.StepStart:
 			if t := x.turns[d.Turn]; t != nil {
@@ -88,7 +105,8 @@ func newIndex(r *Run) *index {
 			}
 		case harness.AssistantMessage:
 			if s := x.step(d.Turn, d.Step); s != nil {
-				s.message, s.messageSeq = &d, e.Seq
+				s.messageData, s.messageSeq = d, e.Seq
+				s.message = &s.messageData
 				x.turns[d.Turn].lastFinish = d.Finish
 				if d.Finish == harness.FinishMaxTokens {
 					x.turns[d.Turn].maxTokens = true
