@@ -30,7 +30,7 @@ type Session struct {
 	mu        sync.Mutex
 	clock     Clock
 	store     Store
-	validator *Validator
+	validator Validator // the zero Validator, its maps made as the log needs them
 	events    []Event
 	observers []func(Event)
 	// pending are appended events not yet shown to observers, oldest first; delivering is set
@@ -47,7 +47,7 @@ func NewSession(clock Clock, store Store) *Session {
 	if store == nil {
 		store = MemoryStore{}
 	}
-	return &Session{clock: clock, store: store, validator: NewValidator(), events: make([]Event, 0, sessionEventsCap)}
+	return &Session{clock: clock, store: store, events: make([]Event, 0, sessionEventsCap)}
 }
 
 // sessionEventsCap is the room a new session's log starts with: half the simulator's default-mix
