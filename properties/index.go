@@ -8,6 +8,8 @@ import (
 type index struct {
 	run   *Run
 	turns map[int]*turnIndex
+	// steps holds every turn's steps by number: one map for the run, not one per turn.
+	steps map[stepKey]*stepIndex
 	// turnOrder lists turn numbers in the order their turn/start appears.
 	turnOrder []int
 	retries   []eventAt[harness.LlmRetry]
@@ -18,6 +20,11 @@ type index struct {
 	// brokenAtMs is when the store first refused a step/end or turn/end: from then on a turn stays
 	// open for good (the session is broken: an infrastructure failure); -1 if it never did.
 	brokenAtMs int64
+}
+
+type stepKey struct {
+	turn   *turnIndex
+	number int
 }
 
 type eventAt[T any] struct {
@@ -33,7 +40,6 @@ type turnIndex struct {
 	endData    harness.TurnEnd
 	endSeq     int64
 	endMs      int64
-	steps      map[int]*stepIndex
 	stepOrder  []int
 	maxTokens  bool // some step's answer finished max-tokens
 	lastFinish harness.Finish
@@ -79,6 +85,7 @@ func newIndex(r *Run) *index {
 		}
 	}
 	turns, steps := make([]turnIndex, 0, turnCount), make([]stepIndex, 0, stepCount)
+	x.steps = make(map[stepKey]*stepIndex, stepCount)
 	x.turnOrder = make([]int, 0, turnCount)
 	if retryCount > 0 {
 		x.retries = make([]eventAt[harness.LlmRetry], 0, retryCount)
@@ -89,7 +96,7 @@ func newIndex(r *Run) *index {
 	for _, e := range r.Log {
 		switch d := e.Data.(type) {
 		case harness.TurnStart:
-			turns = append(turns, turnIndex{number: d.Turn, startSeq: e.Seq, startMs: e.Time, steps: map[int]*stepIndex{}})
+			turns = append(turns, turnIndex{number: d.Turn, startSeq: e.Seq, startMs: e.Time})
 			x.turns[d.Turn] = &turns[len(turns)-1] // turns never grows past its capacity: no move
 			x.turnOrder = append(x.turnOrder, d.Turn)
 		case harness.TurnEnd:
@@ -100,7 +107,7 @@ func newIndex(r *Run) *index {
 		case harness.StepStart:
 			if t := x.turns[d.Turn]; t != nil {
 				steps = append(steps, stepIndex{})
-				t.steps[d.Step] = &steps[len(steps)-1]
+				x.steps[stepKey{t, d.Step}] = &steps[len(steps)-1]
 				t.stepOrder = append(t.stepOrder, d.Step)
 			}
 		case harness.AssistantMessage:
@@ -131,9 +138,14 @@ func newIndex(r *Run) *index {
 
 func (x *index) step(turn, step int) *stepIndex {
 	if t := x.turns[turn]; t != nil {
-		return t.steps[step]
+		return x.stepOf(t, step)
 	}
 	return nil
+}
+
+// stepOf returns step number of turn t, nil if it has none.
+func (x *index) stepOf(t *turnIndex, number int) *stepIndex {
+	return x.steps[stepKey{t, number}]
 }
 
 // refusedIn reports whether the store refused an append of one of types in turn (step 0: in any
