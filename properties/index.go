@@ -33,16 +33,20 @@ type eventAt[T any] struct {
 }
 
 type turnIndex struct {
-	number     int
-	startSeq   int64
-	startMs    int64
-	end        *harness.TurnEnd // &endData once the turn/end is in; nil until then
-	endData    harness.TurnEnd
-	endSeq     int64
-	endMs      int64
-	stepOrder  []int
-	maxTokens  bool // some step's answer finished max-tokens
-	lastFinish harness.Finish
+	number    int
+	startSeq  int64
+	startMs   int64
+	end       *harness.TurnEnd // &endData once the turn/end is in; nil until then
+	endData   harness.TurnEnd
+	endSeq    int64
+	endMs     int64
+	stepOrder []int
+	maxTokens bool // some step's answer finished max-tokens
+	// cancels is cancelsOf's answer, worked out on its first call (cancelsKnown): a dozen
+	// properties ask for it, and each answer used to be a fresh slice.
+	cancels      []Cancel
+	cancelsKnown bool
+	lastFinish   harness.Finish
 }
 
 type stepIndex struct {
@@ -171,8 +175,16 @@ func (x *index) unsettleable(n int) bool {
 }
 
 // cancelsOf returns the cancellations (not plugin-end) that landed while turn was open: a turn
-// with one must end aborted with the first one's cause.
+// with one must end aborted with the first one's cause. The slice is shared: callers only read it.
 func (x *index) cancelsOf(t *turnIndex) []Cancel {
+	if t.cancelsKnown {
+		return t.cancels
+	}
+	t.cancels, t.cancelsKnown = x.findCancels(t), true
+	return t.cancels
+}
+
+func (x *index) findCancels(t *turnIndex) []Cancel {
 	var out []Cancel
 	for _, c := range x.run.Trace.Cancels {
 		if c.Kind == pluginEnd || !c.Running || c.Turn != t.number {
