@@ -35,7 +35,10 @@ type task struct {
 	state    taskState
 	wakeAt   time.Duration     // virtual wake time while sleeping
 	contexts []context.Context // contexts that end the wait early; buffer reused across waits
-	queue    *queue            // the queue waited on while waiting
+	// contextsInline is contexts' first buffer, part of the task's own allocation: a wait names
+	// one or two contexts, and every task's first wait used to allocate its buffer.
+	contextsInline [2]context.Context
+	queue          *queue // the queue waited on while waiting
 
 	item any   // handed in by Queue.Put
 	err  error // context.Cause of the context that ended the wait, or nil
@@ -56,6 +59,7 @@ func (s *Scheduler) spawn(name string, fn func()) *task {
 		id:   s.nextID,
 		name: name,
 	}
+	t.contexts = t.contextsInline[:0]
 	s.tasks = append(s.tasks, t)
 	s.startGoroutine(t, fn)
 	if len(s.tasks) > s.opts.MaxTasks && len(s.findings) == 0 {
