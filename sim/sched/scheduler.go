@@ -192,7 +192,7 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 	defer s.watch.stop()
 
 	s.done = make(chan struct{}, 1)
-	s.spawn(name, main)
+	s.spawn(nil, name, main)
 	if t := s.next(); t != nil {
 		s.resume(t)
 		s.await()
@@ -245,10 +245,10 @@ func (s *Scheduler) await() {
 			unwinding := s.killing.Load()
 			s.abandon(t)
 			message := fmt.Sprintf("task %q ran for over %v of wall time without yielding: it is "+
-				"blocked outside the runtime (raw channel, mutex, I/O) or spinning", t.name, s.opts.Watchdog)
+				"blocked outside the runtime (raw channel, mutex, I/O) or spinning", t.fullName(), s.opts.Watchdog)
 			if unwinding {
 				message = fmt.Sprintf("task %q ran for over %v of wall time while being unwound: a "+
-					"deferred function blocks outside the runtime or spins", t.name, s.opts.Watchdog)
+					"deferred function blocks outside the runtime or spins", t.fullName(), s.opts.Watchdog)
 			}
 			s.addFinding(Finding{Kind: FindingHang, Message: message, Stack: allStacks()})
 			return
@@ -359,7 +359,7 @@ func (s *Scheduler) advanceTime() bool {
 func (s *Scheduler) addFinding(f Finding) {
 	f.Tasks = make([]TaskSite, 0, len(s.tasks))
 	for _, t := range s.tasks {
-		f.Tasks = append(f.Tasks, TaskSite{Name: t.name, Site: t.site()})
+		f.Tasks = append(f.Tasks, TaskSite{Name: t.fullName(), Site: t.site()})
 	}
 	s.findings = append(s.findings, f)
 }
@@ -411,7 +411,7 @@ func (s *Scheduler) remove(t *task) {
 			return
 		}
 	}
-	panic(fmt.Sprintf("sched: invariant violated: finished task %q is not in the task list", t.name))
+	panic(fmt.Sprintf("sched: invariant violated: finished task %q is not in the task list", t.fullName()))
 }
 
 // allStacks returns the stacks of every goroutine in the process, for hang reports.
