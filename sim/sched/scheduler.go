@@ -105,6 +105,10 @@ type Scheduler struct {
 	findings []Finding
 	started  bool
 
+	// tasksInline is tasks' first buffer, part of the scheduler's own allocation: a default-mix
+	// run has a handful of tasks at a time, and growing the list from empty reallocated it.
+	tasksInline [8]*task
+
 	// progress counts resumes and returns of the baton: odd while a task runs its own code, even
 	// while scheduler code holds the baton. The watchdog reads it to tell whether the running task
 	// has yielded; a task taking the baton back (claim) and Run's goroutine taking it from a hung
@@ -139,6 +143,7 @@ func New(opts Options) *Scheduler {
 		opts.MaxTasks = defaultMaxTasks
 	}
 	s := &Scheduler{opts: opts, start: opts.Start}
+	s.tasks = s.tasksInline[:0]
 	if opts.PCTDepth > 0 {
 		s.picker = newPCTPicker(splitmix.NewRand(opts.Seed), opts.PCTDepth)
 	} else {
