@@ -124,11 +124,14 @@ func New(cfg Config) (*Agent, error) {
 		runtime:   runtime,
 		random:    &lockedRandom{r: random},
 		provider:  cfg.Provider,
-		tools:     map[string]Tool{},
+		tools:     make(map[string]Tool, len(cfg.Tools)),
 		poolLimit: cfg.MaxParallelToolCalls,
 	}
 	if a.poolLimit == 0 {
 		a.poolLimit = DefaultMaxParallelToolCalls
+	}
+	if len(cfg.Tools) > 0 { // nil without tools, as before: a request's Tools stays nil then
+		a.toolNames = make([]string, 0, len(cfg.Tools))
 	}
 	for _, t := range cfg.Tools {
 		if t.Name == "" || t.Run == nil {
@@ -158,7 +161,7 @@ func New(cfg Config) (*Agent, error) {
 		a.watchers = append(a.watchers, cfg.OnError)
 	}
 	a.waterfall = waterfall{
-		handlers: append([]RequestErrorHandler{a.retry}, cfg.Handlers...),
+		handlers: append(append(make([]RequestErrorHandler, 0, 1+len(cfg.Handlers)), a.retry), cfg.Handlers...),
 		report:   a.emitError,
 	}
 	return a, nil

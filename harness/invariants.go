@@ -64,6 +64,11 @@ type Validator struct {
 	lastStep int
 	stepOpen bool
 	// calls holds the open step's callIds: false once called, true once a result is in.
+	// The zero Validator makes these maps on the first event that writes to one (reading a nil
+	// map finds nothing, and clear and delete on it do nothing): a log without tool calls or
+	// retries never needs them. NewValidator makes them up front instead: a caller whose
+	// validator stays on its stack (ValidateLog, RepairEvents) then gets them there, with no heap
+	// allocation at all, where a lazy map is made on the heap.
 	calls       map[string]bool
 	chains      map[ChainKey]ChainState
 	retryOwners map[string]ChainKey
@@ -71,7 +76,7 @@ type Validator struct {
 	awaitingStart map[startedKey]StepStart
 }
 
-// NewValidator returns the invariant layer for an empty log.
+// NewValidator returns the invariant layer for an empty log. The zero Validator is one too.
 func NewValidator() *Validator {
 	return &Validator{
 		calls:         map[string]bool{},
@@ -347,10 +352,19 @@ func (v *Validator) apply(e Event) {
 	case StepEnd:
 		v.stepOpen = false
 	case ToolCall:
+		if v.calls == nil {
+			v.calls = map[string]bool{}
+		}
 		v.calls[d.CallID] = false
 	case ToolResult:
+		if v.calls == nil {
+			v.calls = map[string]bool{}
+		}
 		v.calls[d.CallID] = true
 	case LlmRetry:
+		if v.chains == nil {
+			v.chains, v.retryOwners, v.awaitingStart = map[ChainKey]ChainState{}, map[string]ChainKey{}, map[startedKey]StepStart{}
+		}
 		key := ChainKey{d.Turn, d.Step, d.Provider, d.PolicyKey}
 		prior, continuing := v.chains[key]
 		state := ChainState{RetryID: d.RetryID, Retry: d.Retry, FirstMs: e.Time}

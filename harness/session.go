@@ -30,7 +30,7 @@ type Session struct {
 	mu        sync.Mutex
 	clock     Clock
 	store     Store
-	validator *Validator
+	validator Validator // the zero Validator, its maps made as the log needs them
 	events    []Event
 	observers []func(Event)
 	// pending are appended events not yet shown to observers, oldest first; delivering is set
@@ -47,8 +47,13 @@ func NewSession(clock Clock, store Store) *Session {
 	if store == nil {
 		store = MemoryStore{}
 	}
-	return &Session{clock: clock, store: store, validator: NewValidator()}
+	return &Session{clock: clock, store: store, events: make([]Event, 0, sessionEventsCap)}
 }
+
+// sessionEventsCap is the room a new session's log starts with: half the simulator's default-mix
+// sessions stay within it (their median is about 25 events), where growing from empty
+// reallocated the log five times on the way to 32.
+const sessionEventsCap = 32
 
 // restore takes in a log written earlier (by a process that may have crashed), checking every
 // event with the invariant layer. The events are already in the store: nothing is written.
@@ -63,7 +68,8 @@ func (s *Session) restore(events []Event) error {
 			return fmt.Errorf("harness: history: %w", err)
 		}
 	}
-	s.events = slices.Clone(events)
+	// Room for the events the resumed session goes on to write, as a new one has.
+	s.events = append(make([]Event, 0, len(events)+sessionEventsCap), events...)
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 type index struct {
 	run   *Run
 	turns map[int]*turnIndex
+	// steps holds every turn's steps by number: one map for the run, not one per turn.
+	steps map[stepKey]*stepIndex
 	// turnOrder lists turn numbers in the order their turn/start appears.
 	turnOrder []int
 	retries   []eventAt[harness.LlmRetry]
@@ -20,34 +22,47 @@ type index struct {
 	brokenAtMs int64
 }
 
+type stepKey struct {
+	turn   *turnIndex
+	number int
+}
+
 type eventAt[T any] struct {
 	seq, timeMs int64
 	data        T
 }
 
 type turnIndex struct {
-	number     int
-	startSeq   int64
-	startMs    int64
-	end        *harness.TurnEnd
-	endSeq     int64
-	endMs      int64
-	steps      map[int]*stepIndex
-	stepOrder  []int
-	maxTokens  bool // some step's answer finished max-tokens
-	lastFinish harness.Finish
+	number    int
+	startSeq  int64
+	startMs   int64
+	end       *harness.TurnEnd // &endData once the turn/end is in; nil until then
+	endData   harness.TurnEnd
+	endSeq    int64
+	endMs     int64
+	stepOrder []int
+	maxTokens bool // some step's answer finished max-tokens
+	// cancels is cancelsOf's answer, worked out on its first call (cancelsKnown): a dozen
+	// properties ask for it, and each answer used to be a fresh slice.
+	cancels      []Cancel
+	cancelsKnown bool
+	lastFinish   harness.Finish
 }
 
 type stepIndex struct {
-	message    *harness.AssistantMessage
-	messageSeq int64
-	calls      []eventAt[harness.ToolCall]
-	results    []eventAt[harness.ToolResult]
+	message     *harness.AssistantMessage // &messageData once the answer is in; nil until then
+	messageData harness.AssistantMessage
+	messageSeq  int64
+	calls       []eventAt[harness.ToolCall]
+	results     []eventAt[harness.ToolResult]
 }
 
 func newIndex(r *Run) *index {
-	x := &index{run: r, turns: map[int]*turnIndex{}, refused: map[[2]int]map[string]bool{}, brokenAtMs: -1}
+	x := &index{run: r, turns: map[int]*turnIndex{}, brokenAtMs: -1}
 	for _, f := range r.Trace.Refusals {
+		if x.refused == nil { // most runs have no refusal: reading a nil map finds none
+			x.refused = map[[2]int]map[string]bool{}
+		}
 		for _, key := range [][2]int{{f.Turn, 0}, {f.Turn, f.Step}} {
 			if x.refused[key] == nil {
 				x.refused[key] = map[string]bool{}
@@ -58,37 +73,51 @@ func newIndex(r *Run) *index {
 			x.brokenAtMs = f.AtMs
 		}
 	}
-	// The turns and steps are allocated together, two slices counted first, not one by one.
-	turnCount, stepCount := 0, 0
+	// The turns and steps are allocated together, two slices counted first, not one by one; so
+	// are the retries and their starts. A turn's end and a step's answer live in them.
+	turnCount, stepCount, retryCount, startedCount := 0, 0, 0, 0
 	for _, e := range r.Log {
 		switch e.Data.(type) {
 		case harness.TurnStart:
 			turnCount++
 		case harness.StepStart:
 			stepCount++
+		case harness.LlmRetry:
+			retryCount++
+		case harness.LlmRetryStarted:
+			startedCount++
 		}
 	}
 	turns, steps := make([]turnIndex, 0, turnCount), make([]stepIndex, 0, stepCount)
+	x.steps = make(map[stepKey]*stepIndex, stepCount)
 	x.turnOrder = make([]int, 0, turnCount)
+	if retryCount > 0 {
+		x.retries = make([]eventAt[harness.LlmRetry], 0, retryCount)
+	}
+	if startedCount > 0 {
+		x.started = make([]eventAt[harness.LlmRetryStarted], 0, startedCount)
+	}
 	for _, e := range r.Log {
 		switch d := e.Data.(type) {
 		case harness.TurnStart:
-			turns = append(turns, turnIndex{number: d.Turn, startSeq: e.Seq, startMs: e.Time, steps: map[int]*stepIndex{}})
+			turns = append(turns, turnIndex{number: d.Turn, startSeq: e.Seq, startMs: e.Time})
 			x.turns[d.Turn] = &turns[len(turns)-1] // turns never grows past its capacity: no move
 			x.turnOrder = append(x.turnOrder, d.Turn)
 		case harness.TurnEnd:
 			if t := x.turns[d.Turn]; t != nil {
-				t.end, t.endSeq, t.endMs = &d, e.Seq, e.Time
+				t.endData, t.endSeq, t.endMs = d, e.Seq, e.Time
+				t.end = &t.endData
 			}
 		case harness.StepStart:
 			if t := x.turns[d.Turn]; t != nil {
 				steps = append(steps, stepIndex{})
-				t.steps[d.Step] = &steps[len(steps)-1]
+				x.steps[stepKey{t, d.Step}] = &steps[len(steps)-1]
 				t.stepOrder = append(t.stepOrder, d.Step)
 			}
 		case harness.AssistantMessage:
 			if s := x.step(d.Turn, d.Step); s != nil {
-				s.message, s.messageSeq = &d, e.Seq
+				s.messageData, s.messageSeq = d, e.Seq
+				s.message = &s.messageData
 				x.turns[d.Turn].lastFinish = d.Finish
 				if d.Finish == harness.FinishMaxTokens {
 					x.turns[d.Turn].maxTokens = true
@@ -113,9 +142,14 @@ func newIndex(r *Run) *index {
 
 func (x *index) step(turn, step int) *stepIndex {
 	if t := x.turns[turn]; t != nil {
-		return t.steps[step]
+		return x.stepOf(t, step)
 	}
 	return nil
+}
+
+// stepOf returns step number of turn t, nil if it has none.
+func (x *index) stepOf(t *turnIndex, number int) *stepIndex {
+	return x.steps[stepKey{t, number}]
 }
 
 // refusedIn reports whether the store refused an append of one of types in turn (step 0: in any
@@ -141,8 +175,16 @@ func (x *index) unsettleable(n int) bool {
 }
 
 // cancelsOf returns the cancellations (not plugin-end) that landed while turn was open: a turn
-// with one must end aborted with the first one's cause.
+// with one must end aborted with the first one's cause. The slice is shared: callers only read it.
 func (x *index) cancelsOf(t *turnIndex) []Cancel {
+	if t.cancelsKnown {
+		return t.cancels
+	}
+	t.cancels, t.cancelsKnown = x.findCancels(t), true
+	return t.cancels
+}
+
+func (x *index) findCancels(t *turnIndex) []Cancel {
 	var out []Cancel
 	for _, c := range x.run.Trace.Cancels {
 		if c.Kind == pluginEnd || !c.Running || c.Turn != t.number {

@@ -11,7 +11,7 @@ func (x *index) eachStep(fn func(t *turnIndex, number int, s *stepIndex)) {
 	for _, n := range x.turnOrder {
 		t := x.turns[n]
 		for _, sn := range t.stepOrder {
-			fn(t, sn, t.steps[sn])
+			fn(t, sn, x.stepOf(t, sn))
 		}
 	}
 }
@@ -47,7 +47,7 @@ func checkNoDispatchAfterCancel(x *index, v *violations) {
 		first := cancels[0]
 		runs := x.runsByCall()
 		for _, sn := range t.stepOrder {
-			s := t.steps[sn]
+			s := x.stepOf(t, sn)
 			synthetic := map[string]bool{}
 			for _, r := range s.results {
 				if isSynthetic(r.data) {

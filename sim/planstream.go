@@ -43,14 +43,33 @@ func (s *planStream) produceIgnoringCancel() (harness.Chunk, error) {
 // for cleared-never-sent, a user entry's text.
 func requestMessages(entries []harness.Entry) []properties.RequestMessage {
 	out := make([]properties.RequestMessage, len(entries))
+	// Every entry's CallIDs are cut from one array, counted first: not one growing slice each.
+	calls := 0
+	for _, e := range entries {
+		if e.Role == harness.RoleAssistant {
+			for _, b := range e.Blocks {
+				if b.Type == harness.BlockToolCall {
+					calls++
+				}
+			}
+		}
+	}
+	var callIDs []string
+	if calls > 0 {
+		callIDs = make([]string, 0, calls)
+	}
 	for i, e := range entries {
 		out[i] = properties.RequestMessage{Role: e.Role}
 		switch e.Role {
 		case harness.RoleAssistant:
+			from := len(callIDs)
 			for _, b := range e.Blocks {
 				if b.Type == harness.BlockToolCall {
-					out[i].CallIDs = append(out[i].CallIDs, b.CallID)
+					callIDs = append(callIDs, b.CallID)
 				}
+			}
+			if len(callIDs) > from {
+				out[i].CallIDs = callIDs[from:len(callIDs):len(callIDs)]
 			}
 		case harness.RoleTool:
 			out[i].ResultFor = e.CallID

@@ -184,7 +184,7 @@ var errToolFailed = errors.New("tool failed as planned")
 // planTools registers the simulated tools. Each call's behaviour travels in its arguments (the
 // plan's Call, as JSON), so the log itself shows what the tool was meant to do.
 func planTools(s harness.Runtime, t *tracer) []harness.Tool {
-	var tools []harness.Tool
+	tools := make([]harness.Tool, 0, len(faults.ParallelTools)+len(faults.ExclusiveTools))
 	for _, name := range faults.ParallelTools {
 		tools = append(tools, planTool(s, t, name, true))
 	}

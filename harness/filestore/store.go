@@ -79,7 +79,8 @@ type Store struct {
 	size int64
 	// validator holds the log's invariant state, so an append that would make the file
 	// unreadable on the next Open (a second session starting at seq 1, say) is refused.
-	validator *harness.Validator
+	// It is the zero Validator, its maps made as the log needs them.
+	validator harness.Validator
 	// broken is why the store refuses appends, once an append failed.
 	broken error
 	closed bool
@@ -145,7 +146,7 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 	if err != nil {
 		return nil, Opened{}, err
 	}
-	validator := harness.NewValidator()
+	var validator harness.Validator
 	for i, e := range events {
 		if err := validator.Append(e); err != nil {
 			return nil, Opened{}, &FormatError{Path: path, Line: i + 1, Reason: invariantReason(err), Err: err}

@@ -32,7 +32,7 @@ func (p *Process) Go(name string, fn func()) {
 		return
 	}
 	caller := p.s.caller("Go")
-	p.tasks = append(p.tasks, p.s.spawn(p.name+": "+name, fn))
+	p.tasks = append(p.tasks, p.s.spawn(p, name, fn))
 	p.s.yield(caller)
 }
 

@@ -93,5 +93,5 @@ func (q *queue) removeWaiter(t *task) {
 			return
 		}
 	}
-	panic(fmt.Sprintf("sched: invariant violated: task %q waits on queue %s but is not among its waiters", t.name, q.name))
+	panic(fmt.Sprintf("sched: invariant violated: task %q waits on queue %s but is not among its waiters", t.fullName(), q.name))
 }

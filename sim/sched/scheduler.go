@@ -105,6 +105,10 @@ type Scheduler struct {
 	findings []Finding
 	started  bool
 
+	// tasksInline is tasks' first buffer, part of the scheduler's own allocation: a default-mix
+	// run has a handful of tasks at a time, and growing the list from empty reallocated it.
+	tasksInline [8]*task
+
 	// progress counts resumes and returns of the baton: odd while a task runs its own code, even
 	// while scheduler code holds the baton. The watchdog reads it to tell whether the running task
 	// has yielded; a task taking the baton back (claim) and Run's goroutine taking it from a hung
@@ -139,6 +143,7 @@ func New(opts Options) *Scheduler {
 		opts.MaxTasks = defaultMaxTasks
 	}
 	s := &Scheduler{opts: opts, start: opts.Start}
+	s.tasks = s.tasksInline[:0]
 	if opts.PCTDepth > 0 {
 		s.picker = newPCTPicker(splitmix.NewRand(opts.Seed), opts.PCTDepth)
 	} else {
@@ -192,7 +197,7 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 	defer s.watch.stop()
 
 	s.done = make(chan struct{}, 1)
-	s.spawn(name, main)
+	s.spawn(nil, name, main)
 	if t := s.next(); t != nil {
 		s.resume(t)
 		s.await()
@@ -245,10 +250,10 @@ func (s *Scheduler) await() {
 			unwinding := s.killing.Load()
 			s.abandon(t)
 			message := fmt.Sprintf("task %q ran for over %v of wall time without yielding: it is "+
-				"blocked outside the runtime (raw channel, mutex, I/O) or spinning", t.name, s.opts.Watchdog)
+				"blocked outside the runtime (raw channel, mutex, I/O) or spinning", t.fullName(), s.opts.Watchdog)
 			if unwinding {
 				message = fmt.Sprintf("task %q ran for over %v of wall time while being unwound: a "+
-					"deferred function blocks outside the runtime or spins", t.name, s.opts.Watchdog)
+					"deferred function blocks outside the runtime or spins", t.fullName(), s.opts.Watchdog)
 			}
 			s.addFinding(Finding{Kind: FindingHang, Message: message, Stack: allStacks()})
 			return
@@ -359,7 +364,7 @@ func (s *Scheduler) advanceTime() bool {
 func (s *Scheduler) addFinding(f Finding) {
 	f.Tasks = make([]TaskSite, 0, len(s.tasks))
 	for _, t := range s.tasks {
-		f.Tasks = append(f.Tasks, TaskSite{Name: t.name, Site: t.site()})
+		f.Tasks = append(f.Tasks, TaskSite{Name: t.fullName(), Site: t.site()})
 	}
 	s.findings = append(s.findings, f)
 }
@@ -411,7 +416,7 @@ func (s *Scheduler) remove(t *task) {
 			return
 		}
 	}
-	panic(fmt.Sprintf("sched: invariant violated: finished task %q is not in the task list", t.name))
+	panic(fmt.Sprintf("sched: invariant violated: finished task %q is not in the task list", t.fullName()))
 }
 
 // allStacks returns the stacks of every goroutine in the process, for hang reports.

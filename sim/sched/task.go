@@ -26,8 +26,11 @@ const (
 // runs, the scheduling step otherwise; the resume channels and the claim on the progress count
 // hand the baton over and order those accesses.
 type task struct {
-	id   int
-	name string
+	id int
+	// process (nil outside one) and name make up the task's name, "process: name"; fullName
+	// joins them when a finding or a panic needs it, not at every Go.
+	process *Process
+	name    string
 
 	resume chan struct{} // baton holder → task: run now (or, with killing set, exit); its goroutine's
 	at     int64         // the scheduler's progress count when the task was last resumed (odd)
@@ -35,7 +38,10 @@ type task struct {
 	state    taskState
 	wakeAt   time.Duration     // virtual wake time while sleeping
 	contexts []context.Context // contexts that end the wait early; buffer reused across waits
-	queue    *queue            // the queue waited on while waiting
+	// contextsInline is contexts' first buffer, part of the task's own allocation: a wait names
+	// one or two contexts, and every task's first wait used to allocate its buffer.
+	contextsInline [2]context.Context
+	queue          *queue // the queue waited on while waiting
 
 	item any   // handed in by Queue.Put
 	err  error // context.Cause of the context that ended the wait, or nil
@@ -50,12 +56,14 @@ type task struct {
 }
 
 // spawn creates a runnable task for fn and starts its goroutine, which waits for its first resume.
-func (s *Scheduler) spawn(name string, fn func()) *task {
+func (s *Scheduler) spawn(process *Process, name string, fn func()) *task {
 	s.nextID++
 	t := &task{
-		id:   s.nextID,
-		name: name,
+		id:      s.nextID,
+		process: process,
+		name:    name,
 	}
+	t.contexts = t.contextsInline[:0]
 	s.tasks = append(s.tasks, t)
 	s.startGoroutine(t, fn)
 	if len(s.tasks) > s.opts.MaxTasks && len(s.findings) == 0 {
@@ -116,7 +124,7 @@ func (s *Scheduler) finish(t *task) {
 		t.panicStack = string(debug.Stack())
 		s.addFinding(Finding{
 			Kind:    FindingPanic,
-			Message: fmt.Sprintf("task %q panicked: %v", t.name, t.panicValue),
+			Message: fmt.Sprintf("task %q panicked: %v", t.fullName(), t.panicValue),
 			Stack:   t.panicStack,
 		})
 	}
@@ -166,7 +174,7 @@ func (t *task) site() string {
 	case taskAbandoned:
 		return "running without yielding (blocked outside the runtime, or spinning)"
 	}
-	panic(fmt.Sprintf("sched: invariant violated: task %q in unknown state %d", t.name, t.state))
+	panic(fmt.Sprintf("sched: invariant violated: task %q in unknown state %d", t.fullName(), t.state))
 }
 
 // caller returns the task calling a primitive. While the run is being killed it does not return:
@@ -194,7 +202,7 @@ func (s *Scheduler) Go(name string, fn func()) {
 		return
 	}
 	t := s.caller("Go")
-	s.spawn(name, fn)
+	s.spawn(nil, name, fn)
 	s.yield(t)
 }
 
@@ -237,4 +245,12 @@ func firstDoneCause(contexts []context.Context) error {
 		}
 	}
 	return nil
+}
+
+// fullName is the task's name: "process: name" for a process's task.
+func (t *task) fullName() string {
+	if t.process == nil {
+		return t.name
+	}
+	return t.process.name + ": " + t.name
 }
