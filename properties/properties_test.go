@@ -43,16 +43,7 @@ func fired(r *Run) map[string]int {
 }
 
 func TestASettledTurnBreaksNothing(t *testing.T) {
-	r := run(t,
-		harness.UserMessage{Message: harness.Message{ID: "m1", Text: "hi"}},
-		harness.InboxPush{Lane: harness.LaneNextTurn, Kind: harness.KindFollowup, MessageID: "m1"},
-		harness.TurnStart{Turn: 1},
-		harness.StepStart{Turn: 1, Step: 1},
-		harness.InboxClaim{Turn: 1, Step: 1, Lane: harness.LaneNextTurn, MessageID: "m1"},
-		harness.AssistantMessage{Turn: 1, Step: 1, Message: harness.AssembledMessage{Blocks: []harness.Block{{Type: harness.BlockText, Text: "hi"}}}, Finish: harness.FinishCompleted},
-		harness.StepEnd{Turn: 1, Step: 1},
-		harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: harness.EndCompleted}},
-	)
+	r := settledTurn(t)
 	assert.Empty(t, Check(r))
 }
 
