@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"path/filepath"
 
 	"github.com/turnsim/turnsim/sim/mutate"
 )
@@ -41,5 +42,5 @@ func loadMutants() ([]mutate.Mutant, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mutate.Load(root + "/" + mutantsDir)
+	return mutate.Load(filepath.Join(root, filepath.FromSlash(mutantsDir)))
 }
