@@ -59,8 +59,9 @@ type diskHandle struct {
 }
 
 var (
-	_ filestore.FS   = (*disk)(nil)
-	_ filestore.File = (*diskHandle)(nil)
+	_ filestore.FS    = (*disk)(nil)
+	_ filestore.File  = (*diskHandle)(nil)
+	_ filestore.Sizer = (*diskHandle)(nil)
 )
 
 func newDisk() *disk { return &disk{files: map[string]*diskFile{}} }
@@ -138,6 +139,14 @@ func (h *diskHandle) check(op string) error {
 		return fmt.Errorf("sim: disk: %s %s: %w", op, h.path, fs.ErrClosed)
 	}
 	return nil
+}
+
+// Size is the length of the written bytes: the store reads a log into one buffer of that size.
+func (h *diskHandle) Size() (int64, error) {
+	if err := h.check("stat"); err != nil {
+		return 0, err
+	}
+	return int64(len(h.file.written)), nil
 }
 
 // ReadAt reads the written bytes.

@@ -62,8 +62,24 @@ func (OSFS) SyncDir(dir string) error {
 	return d.Sync()
 }
 
+// Sizer is a File that can tell its size: Open reads it into one buffer of that size instead of
+// growing one as it reads. Optional; the operating system's files have it.
+type Sizer interface {
+	// Size is the file's length in bytes now.
+	Size() (int64, error)
+}
+
 // osFile is an *os.File with the platform's advisory lock (lock_unix.go, lock_other.go).
 type osFile struct{ *os.File }
+
+// Size is the file's length, from fstat.
+func (f osFile) Size() (int64, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return info.Size(), nil
+}
 
 func (f osFile) Lock() error   { return lockFile(f.File) }
 func (f osFile) Unlock() error { return unlockFile(f.File) }

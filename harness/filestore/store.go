@@ -132,7 +132,7 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 		}
 		return nil, Opened{}, fmt.Errorf("filestore: lock session log %s: %w", path, err)
 	}
-	data, err := io.ReadAll(io.NewSectionReader(file, 0, 1<<62))
+	data, err := readFile(file, len(prev.read))
 	if err != nil {
 		return nil, Opened{}, fmt.Errorf("filestore: read session log %s: %w", path, err)
 	}
@@ -170,6 +170,36 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 	}
 	s := &Store{path: path, file: file, size: size, validator: validator, write: file.Write, sync: file.Sync}
 	return s, Opened{Events: events, Torn: torn, read: data[:size:size]}, nil
+}
+
+// readFile reads the whole file, into one buffer when the file can tell its size (Sizer), one
+// byte longer so that the read itself meets the end; io.ReadAll's doubling from 512 bytes took
+// four or five buffers for the usual log and copied it each time. Without a size, or when the
+// file turns out longer, the buffer grows as it reads; hint (what an earlier open read) is where
+// it starts then.
+func readFile(file File, hint int) ([]byte, error) {
+	size := int64(hint) + 512
+	if s, ok := file.(Sizer); ok {
+		n, err := s.Size()
+		if err != nil {
+			return nil, err
+		}
+		size = n + 1
+	}
+	data := make([]byte, 0, size)
+	for {
+		if len(data) == cap(data) {
+			data = slices.Grow(data, cap(data))
+		}
+		n, err := file.ReadAt(data[len(data):cap(data)], int64(len(data)))
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // Append writes one event as a line, with its newline, in one write, then syncs the file; it

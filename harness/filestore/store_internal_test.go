@@ -146,3 +146,67 @@ func TestReopenDecodesOnlyWhatTheLogGained(t *testing.T) {
 	require.Len(t, reopened.Events, 1, "the cut line 2 is torn")
 	assert.Equal(t, int64(1000), reopened.Events[0].Time, "a file that changed is decoded whole")
 }
+
+// sizedReader is a File's reading half whose Size may be wrong (a file that grew since, or a
+// broken stat): readFile must still read every byte, growing its buffer.
+type sizedReader struct {
+	File
+	data []byte
+	size int64
+	err  error
+}
+
+func (r sizedReader) Size() (int64, error) { return r.size, r.err }
+
+func (r sizedReader) ReadAt(p []byte, off int64) (int, error) {
+	if off >= int64(len(r.data)) {
+		return 0, io.EOF
+	}
+	n := copy(p, r.data[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// plainReader has no Size: readFile grows its buffer from the hint.
+type plainReader struct{ sizedReader }
+
+func (plainReader) Size() {} // shadows sizedReader's, so plainReader is no Sizer
+
+func TestReadFileReadsEverythingWhateverItsSizeSays(t *testing.T) {
+	data := make([]byte, 10_000)
+	for i := range data {
+		data[i] = byte('a' + i%26)
+	}
+	for _, tc := range []struct {
+		name string
+		file File
+		hint int
+	}{
+		{"exact size", sizedReader{data: data, size: int64(len(data))}, 0},
+		{"size too small", sizedReader{data: data, size: 100}, 0},
+		{"size zero", sizedReader{data: data}, 0},
+		{"size too large", sizedReader{data: data, size: 50_000}, 0},
+		{"no size, no hint", plainReader{sizedReader{data: data}}, 0},
+		{"no size, hint", plainReader{sizedReader{data: data}}, 9_000},
+		{"empty file", sizedReader{}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := readFile(tc.file, tc.hint)
+			require.NoError(t, err)
+			want := tc.file.(interface{ all() []byte }).all()
+			assert.Equal(t, want, got)
+		})
+	}
+	_, err := readFile(sizedReader{data: data, err: errors.New("stat failed")}, 0)
+	assert.ErrorContains(t, err, "stat failed")
+}
+
+// all is every byte the file holds (never nil, as readFile's answer is not).
+func (r sizedReader) all() []byte {
+	if r.data == nil {
+		return []byte{}
+	}
+	return r.data
+}
