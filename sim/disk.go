@@ -26,6 +26,8 @@ type disk struct {
 	// reaches the file, then die is called and never returns.
 	armed *faults.Action
 	die   func(faults.Action)
+	// spare is an empty buffer an earlier run left (scratch.go), for the first file's bytes.
+	spare []byte
 }
 
 // diskFile is one file's content, written and synced. The synced bytes are written[:syncedLen],
@@ -70,7 +72,8 @@ func newDisk() *disk { return &disk{files: map[string]*diskFile{}} }
 func (d *disk) OpenFile(path string) (filestore.File, error) {
 	f, ok := d.files[path]
 	if !ok {
-		f = &diskFile{}
+		f = &diskFile{written: d.spare}
+		d.spare = nil
 		d.files[path] = f
 	}
 	h := &diskHandle{disk: d, file: f, path: path}

@@ -37,6 +37,8 @@ type world struct {
 	// the next append of an agent task.
 	keepDurable bool
 	disk        *disk
+	// scratch lends the run buffers an earlier run left (nil: none).
+	scratch *scratch
 	// opened is what the last open of the session log read: a restart decodes only the lines
 	// the log gained since (filestore.ReopenFS).
 	opened filestore.Opened

@@ -120,17 +120,20 @@ func RunSeed(seed int64, allowed []string, checkDeterminism bool) SeedResult {
 
 // RunSeedAgent runs one seed's schedule with the user's agent (twice when checking determinism).
 func RunSeedAgent(seed int64, allowed []string, checkDeterminism bool, agent Agent) SeedResult {
-	o := RunScheduleAgent(NewSchedule(seed, allowed), agent)
-	r := SeedResult{
-		Seed: seed, Digest: o.Digest, Violations: o.Violations, Exercised: o.Exercised,
-		Outcomes: o.Outcomes, VirtualMs: o.Report.VirtualElapsed.Milliseconds(), Handoffs: o.Report.Handoffs,
-	}
+	var r SeedResult
+	runForResult(NewSchedule(seed, allowed), agent, func(o *Outcome) {
+		r = SeedResult{
+			Seed: seed, Digest: o.Digest, Violations: o.Violations, Exercised: o.Exercised,
+			Outcomes: o.Outcomes, VirtualMs: o.Report.VirtualElapsed.Milliseconds(), Handoffs: o.Report.Handoffs,
+		}
+	})
 	if checkDeterminism {
-		again := RunScheduleAgent(NewSchedule(seed, allowed), agent)
-		if again.Digest != o.Digest {
+		var again [sha256.Size]byte
+		runForResult(NewSchedule(seed, allowed), agent, func(o *Outcome) { again = o.Digest })
+		if again != r.Digest {
 			r.Violations = append(r.Violations, properties.Violation{
 				Property: DeterminismProperty, AtMs: -1,
-				Message: fmt.Sprintf("two runs of seed %d gave different logs (digests %x and %x)", seed, o.Digest[:8], again.Digest[:8]),
+				Message: fmt.Sprintf("two runs of seed %d gave different logs (digests %x and %x)", seed, r.Digest[:8], again[:8]),
 			})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/properties"
 )
 
 // Shrinking: a failing schedule is only half a bug report. Shrink makes it as small as it can
@@ -43,12 +44,11 @@ func Fails(s Schedule, property string) bool { return FailsAgent(s, property, Ag
 // FailsAgent reports whether running s with the user's agent breaks property (a catalogue
 // property or one of the agent's own).
 func FailsAgent(s Schedule, property string, agent Agent) bool {
-	for _, v := range RunScheduleAgent(s, agent).Violations {
-		if v.Property == property {
-			return true
-		}
-	}
-	return false
+	fails := false
+	runForResult(s, agent, func(o *Outcome) {
+		fails = slices.ContainsFunc(o.Violations, func(v properties.Violation) bool { return v.Property == property })
+	})
+	return fails
 }
 
 // Shrink minimises s while property still fails on it, for at most budget of wall time.

@@ -85,6 +85,11 @@ func RunScheduleAgent(schedule Schedule, agent Agent) Outcome {
 
 // runWorld is RunScheduleWith, returning the world too, for tests to look inside (at its disk).
 func runWorld(schedule Schedule, agent Agent) (*world, Outcome) {
+	return runWorldWith(schedule, agent, nil)
+}
+
+// runWorldWith is runWorld taking its large buffers from s (nil: fresh ones).
+func runWorldWith(schedule Schedule, agent Agent, s *scratch) (*world, Outcome) {
 	scheduler := sched.New(sched.Options{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
 		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
@@ -93,6 +98,10 @@ func runWorld(schedule Schedule, agent Agent) (*world, Outcome) {
 		PCTDepth:       schedule.Depth,
 	})
 	w := newWorld(schedule, scheduler, scheduler, agent)
+	w.scratch = s
+	if w.disk != nil {
+		w.disk.spare = s.takeLog()
+	}
 	report := scheduler.Run("main", w.play)
 	w.keepDurableAtEnd()
 	w.tracer.trace.EndMs = report.VirtualElapsed.Milliseconds()
@@ -114,7 +123,7 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 	if agent != nil {
 		out.Log = agent.Session().Events()
 	}
-	jsonl, err := harness.AppendJSONL(make([]byte, 0, jsonlSize(out.Log)), out.Log)
+	jsonl, err := harness.AppendJSONL(w.scratch.takeJSONL(jsonlSize(out.Log)), out.Log)
 	if err != nil {
 		panic(fmt.Sprintf("sim: invariant: the session log does not encode: %v", err))
 	}

@@ -1,0 +1,85 @@
+package sim
+
+import (
+	"sync"
+
+	"github.com/turnsim/turnsim/sim/sched"
+)
+
+// Buffers a sweep reuses from one seed to the next. A seed's run allocated about 90 KB, and with
+// a live heap of about a megabyte the collector ran every 30 or so seeds, so its cost followed
+// the bytes allocated, not what stayed live. The two largest buffers of a run, the simulated
+// disk's copy of the session log (about 10 KB a seed, grown by doubling) and the JSON Lines log
+// the digest and log-replays read (about 6 KB), are dead once the run's result is taken; a sweep
+// (RunSeedAgent, the shrinker) hands them to the next seed instead of to the collector.
+//
+// Only what nobody can still see is reused: the Outcome a sweep looks at is dropped before its
+// buffers are, and a run whose task hung keeps its buffers (the abandoned goroutine may still
+// write to the disk).
+
+// scratchBytesMax bounds a buffer kept for reuse: a rare huge log should not stay allocated.
+const scratchBytesMax = 64 << 10
+
+// scratch holds one finished run's buffers for the next run.
+type scratch struct {
+	jsonl []byte // finishOutcome's encoding buffer
+	log   []byte // the disk's first file's buffer
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// takeJSONL is a buffer for the JSON Lines log, empty, with room for at least size bytes.
+func (s *scratch) takeJSONL(size int) []byte {
+	if s == nil || cap(s.jsonl) < size {
+		return make([]byte, 0, size)
+	}
+	b := s.jsonl[:0]
+	s.jsonl = nil
+	return b
+}
+
+// takeLog is an empty buffer for a file's bytes, or nil.
+func (s *scratch) takeLog() []byte {
+	if s == nil {
+		return nil
+	}
+	b := s.log[:0]
+	s.log = nil
+	return b
+}
+
+// runForResult runs a schedule for what a sweep keeps of it and passes the Outcome to keep, which
+// must not retain it (nor anything in it: the log's bytes are reused for the next run).
+func runForResult(schedule Schedule, agent Agent, keep func(o *Outcome)) {
+	s := scratchPool.Get().(*scratch)
+	w, o := runWorldWith(schedule, agent, s)
+	keep(&o)
+	if !hung(o.Report) {
+		s.reclaim(w, &o)
+	}
+	scratchPool.Put(s)
+}
+
+// reclaim keeps the run's large buffers for the next run.
+func (s *scratch) reclaim(w *world, o *Outcome) {
+	if cap(o.JSONL) <= scratchBytesMax {
+		s.jsonl = o.JSONL[:0]
+	}
+	o.JSONL = nil
+	if w.disk != nil {
+		if f := w.disk.files[sessionLogPath]; f != nil && cap(f.written) <= scratchBytesMax {
+			s.log = f.written[:0]
+			f.written = nil
+		}
+	}
+}
+
+// hung reports whether a task of the run was abandoned as hung.
+func hung(report *sched.RunReport) bool {
+	for _, f := range report.Findings {
+		if f.Kind == sched.FindingHang {
+			return true
+		}
+	}
+	return false
+}
