@@ -281,6 +281,15 @@ func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
 
 const hexDigits = "0123456789abcdef"
 
+// jsonSafe marks the ASCII bytes encoding/json writes as they are (HTML escaping on): one load per
+// byte instead of six comparisons, in the loop every string of every event goes through.
+var jsonSafe = func() (safe [utf8.RuneSelf]bool) {
+	for c := range safe {
+		safe[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return safe
+}()
+
 // appendJSONString quotes s as Marshal does with HTML escaping on: \" \\ \b \f \n \r \t, other
 // control bytes and < > & as \u00XX, U+2028 and U+2029 escaped, invalid UTF-8 as \ufffd.
 func appendJSONString(dst []byte, s string) []byte {
@@ -288,7 +297,7 @@ func appendJSONString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if jsonSafe[c] {
 				i++
 				continue
 			}
