@@ -9,9 +9,9 @@ import (
 func TestMemoryLimitGrowsWithWorkersAndYieldsToTheUsers(t *testing.T) {
 	two, ok := memoryLimit(2, "")
 	assert.True(t, ok)
-	assert.EqualValues(t, 14<<20, two, "the measured 14 MiB at 2 workers")
+	assert.EqualValues(t, 20<<20, two, "the measured 20 MiB at 2 workers")
 	eight, _ := memoryLimit(8, "")
-	assert.EqualValues(t, 26<<20, eight, "each worker adds room for one schedule's live heap")
+	assert.EqualValues(t, 32<<20, eight, "each worker adds room for one schedule's live heap")
 	_, ok = memoryLimit(2, "64MiB")
 	assert.False(t, ok, "a limit the user set is kept")
 }
