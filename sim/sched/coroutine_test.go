@@ -85,3 +85,22 @@ func TestHangWhileUnwinding(t *testing.T) {
 	assert.Contains(t, f.Message, `task "stubborn" ran for over 100ms of wall time while being unwound`)
 	assert.True(t, lastUnwound)
 }
+
+// Run may be called from a goroutine locked to its thread: the coroutines are created by the
+// driver, which never is (the runtime throws when a coroutine created on a locked thread is
+// switched to from another).
+func TestRunFromALockedGoroutine(t *testing.T) {
+	noLeak(t)
+	done := make(chan *RunReport)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		done <- runOnce(Options{Seed: 1}, func(s *Scheduler) {
+			s.Go("child", func() { _ = s.Sleep(time.Second) })
+			_ = s.Sleep(2 * time.Second)
+		})
+	}()
+	report := <-done
+	assert.Empty(t, report.Findings)
+	assert.Equal(t, 2*time.Second, report.VirtualElapsed)
+}

@@ -49,19 +49,25 @@ func (s *Scheduler) drive() {
 func (s *Scheduler) resume(t *task) {
 	s.current = t
 	s.baton = nil
+	if t.w == nil {
+		s.startWorker(t)
+	}
 	t.at = s.progress.Add(1)
 	t.w.resume()
 }
 
 // nextToUnwind returns the next unfinished task to end, in creation order, or nil when none is
-// left; the first call sets killing. Each is resumed once: the primitive it is parked in calls
-// runtime.Goexit (or, never started, it returns at once), and its defers run.
+// left; it sets killing when any is. Each is resumed once: the primitive it is parked in calls
+// runtime.Goexit, and its defers run. A task never resumed has run nothing and holds no
+// coroutine: it is skipped, as are abandoned ones.
 func (s *Scheduler) nextToUnwind() *task {
+	if s.unwound < len(s.tasks) {
+		s.killing.Store(true)
+	}
 	for s.unwound < len(s.tasks) {
 		t := s.tasks[s.unwound]
 		s.unwound++
-		if t.state != taskAbandoned {
-			s.killing.Store(true)
+		if t.state != taskAbandoned && t.w != nil {
 			return t
 		}
 	}

@@ -55,7 +55,7 @@ type worker struct {
 	// park switches back from inside the coroutine to whoever resumed it; it is iter.Pull's yield,
 	// set when the coroutine starts.
 	park  func(struct{}) bool
-	start taskStart // set by startGoroutine before the task's first resume
+	start taskStart // set by startWorker before the task's first resume
 	// free is set when the task returned and the coroutine waits for another: the driver then
 	// offers the worker to the pool.
 	free bool
@@ -75,9 +75,11 @@ func newWorker() *worker {
 	return w
 }
 
-// startGoroutine gives the task to an idle worker if there is one, else to a new one; either
-// waits for the task's first resume.
-func (s *Scheduler) startGoroutine(t *task, fn func()) {
+// startWorker gives the task to an idle worker if there is one, else to a new one, at its first
+// resume. The driver calls it, never a task or Run's goroutine: a coroutine may only be switched
+// to on the thread it was created on if its creator was locked to one (runtime.LockOSThread), and
+// the driver never is, so Run may be called from a locked goroutine.
+func (s *Scheduler) startWorker(t *task) {
 	idle.mu.Lock()
 	var w *worker
 	if n := len(idle.work); n > 0 {
@@ -90,7 +92,8 @@ func (s *Scheduler) startGoroutine(t *task, fn func()) {
 	if w == nil {
 		w = newWorker()
 	}
-	w.start = taskStart{s: s, t: t, fn: fn}
+	w.start = taskStart{s: s, t: t, fn: t.fn}
+	t.fn = nil
 	w.free = false
 	t.w = w
 }

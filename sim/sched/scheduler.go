@@ -190,8 +190,9 @@ func (c virtualClock) Now() time.Time { return c.s.Now() }
 
 // Run runs main as the first task, named name, and every task it starts, until all have returned
 // or a finding stops the run. It returns once every task has returned or exited (except one the
-// watchdog reported as hung, which nothing can stop; see Finding); the goroutines of tasks that
-// returned stay idle for a later run a little longer (see goroutines.go). Run may be called once.
+// watchdog reported as hung, which nothing can stop, and the driver stuck waiting for it; see
+// Finding); the coroutines of tasks that returned stay idle for a later run a little longer (see
+// goroutines.go). Run may be called once.
 func (s *Scheduler) Run(name string, main func()) *RunReport {
 	if s.started {
 		panic("sched: Run called twice on one Scheduler; make a Scheduler per run")

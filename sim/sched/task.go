@@ -32,6 +32,7 @@ type task struct {
 	process *Process
 	name    string
 
+	fn func()  // the task's function, until its first resume hands it to a worker
 	w  *worker // the coroutine running the task; resuming it runs the task (or, killing, ends it)
 	at int64   // the scheduler's progress count when the task was last resumed (odd)
 	// ended is set when the task ended holding the baton, by return, panic or runtime.Goexit: a
@@ -58,17 +59,18 @@ type task struct {
 	killed bool
 }
 
-// spawn creates a runnable task for fn and gives it a coroutine, which waits for its first resume.
+// spawn creates a runnable task for fn. It gets its coroutine from the driver, at its first
+// resume; until then it holds none.
 func (s *Scheduler) spawn(process *Process, name string, fn func()) *task {
 	s.nextID++
 	t := &task{
 		id:      s.nextID,
 		process: process,
 		name:    name,
+		fn:      fn,
 	}
 	t.contexts = t.contextsInline[:0]
 	s.tasks = append(s.tasks, t)
-	s.startGoroutine(t, fn)
 	if len(s.tasks) > s.opts.MaxTasks && len(s.findings) == 0 {
 		// Called from the running task (or Run): the loop stops at its next turn and unwinds.
 		s.addFinding(Finding{
