@@ -1,61 +1,85 @@
 package sched
 
-// Task goroutines are reused, within a run and across runs. A fresh goroutine starts on a small
-// stack and grows it by copying as the harness's calls deepen: in the profile of a schedule's
-// runtime phase that growth (runtime.newstack, copystack) took about a fifth of the time, and
-// growing it in one step (growStack) and starting the goroutine still cost about 5%. So a
-// goroutine whose task returned parks as idle, keeping its grown stack, and the next spawn, of
-// this run or of a later one in the process, hands it a task instead of starting a goroutine.
-// Which goroutine runs a task changes nothing a run can observe: a task still waits for its first
-// resume, and the baton holder alone decides the order.
+// Task goroutines are coroutines (iter.Pull), reused within a run and across runs. The driver
+// (driver.go) resumes a task by switching to its coroutine, and the task switches back when it
+// parks: a direct goroutine switch on the same thread, with no run queue, no wakeup of another
+// thread, no futex. (Channel sends between goroutines cost about five times as much per round
+// trip, and on a machine with two cores each send woke the other core: runtime.futex and
+// runtime.wakep were a fifth of a schedule's CPU.)
 //
-// Only a task that returns frees its goroutine: one killed (runtime.Goexit) ends with it, and one
-// abandoned by the watchdog is never seen again. Idle goroutines are few (at most
-// maxIdleGoroutines) and short-lived: one not taken for a sweep period (idleSweep) exits, so a
-// process that stops running schedules is left with none shortly after its last Run returns.
+// A fresh goroutine starts on a small stack and grows it by copying as the harness's calls deepen:
+// in the profile of a schedule's runtime phase that growth (runtime.newstack, copystack) took about
+// a fifth of the time, and growing it in one step (growStack) and starting the goroutine still cost
+// about 5%. So a coroutine whose task returned is kept as an idle worker with its grown stack, and
+// the next spawn, of this run or of a later one in the process, hands it a task instead of starting
+// a coroutine. Which coroutine runs a task changes nothing a run can observe: a task still waits
+// for its first resume, and the baton holder alone decides the order.
+//
+// Only a task that returns (or panics) frees its coroutine: one killed (runtime.Goexit) ends with
+// it, and one abandoned by the watchdog is never seen again. Idle workers are few (at most
+// maxIdleGoroutines) and short-lived: one not taken for a sweep period (idleSweep) is stopped, so
+// a process that stops running schedules is left with none shortly after its last Run returns.
 
 import (
+	"iter"
 	"sync"
 	"time"
 )
 
 const (
-	// maxIdleGoroutines bounds the idle goroutines of the process; a goroutine finding that many
-	// already idle exits. A schedule runs a handful of tasks at a time, a sweep one per worker.
+	// maxIdleGoroutines bounds the idle workers of the process; a worker finding that many
+	// already idle is stopped. A schedule runs a handful of tasks at a time, a sweep one per worker.
 	maxIdleGoroutines = 64
-	// idleSweep is how often idle goroutines are reviewed: when none was taken since the last
-	// review, they all exit. Short enough for a leak check's retries (goleak's take about 400 ms).
+	// idleSweep is how often idle workers are reviewed: when none was taken since the last
+	// review, they are all stopped. Short enough for a leak check's retries (goleak's take about
+	// 400 ms).
 	idleSweep = 20 * time.Millisecond
 )
 
-// idle holds the goroutines waiting for a task, shared by every Scheduler of the process.
+// idle holds the workers waiting for a task, shared by every Scheduler of the process.
 var idle struct {
 	mu    sync.Mutex
 	work  []*worker
-	taken bool        // a goroutine was taken since the last review
-	sweep *time.Timer // reviews the idle goroutines, armed while there are any
+	taken bool        // a worker was taken since the last review
+	sweep *time.Timer // reviews the idle workers, armed while there are any
 	armed bool
 }
 
-// worker is a task goroutine. Its wake channel is the resume channel of the task it runs, so
-// handing it a task takes no channel operation: the task's first resume wakes the goroutine,
-// which then finds the task in start. (Sending the task to an idle goroutine, which then waited
-// for the first resume, cost a goroutine wakeup per spawn and a channel per task.)
+// worker is a task coroutine. Whoever holds it alone may switch to it: the driver of the run whose
+// task it serves, or, while it is idle, the pool (under idle.mu).
 type worker struct {
-	wake  chan struct{}
-	start taskStart // set by startGoroutine before the task's first resume
+	// resume switches to the coroutine until it parks its task, frees itself, or exits; stop ends
+	// an idle one. Both are iter.Pull's.
+	resume func() (struct{}, bool)
+	stop   func()
+	// park switches back from inside the coroutine to whoever resumed it; it is iter.Pull's yield,
+	// set when the coroutine starts.
+	park  func(struct{}) bool
+	start taskStart // set by startWorker before the task's first resume
+	// free is set when the task returned and the coroutine waits for another: the driver then
+	// offers the worker to the pool.
+	free bool
 }
 
-// taskStart is a task, its function and its scheduler, handed to a goroutine.
+// taskStart is a task, its function and its scheduler, handed to a worker.
 type taskStart struct {
 	s  *Scheduler
 	t  *task
 	fn func()
 }
 
-// startGoroutine gives the task to an idle goroutine if there is one, else to a new one; either
-// waits for the task's first resume.
-func (s *Scheduler) startGoroutine(t *task, fn func()) {
+// newWorker makes a worker whose coroutine starts at its first resume.
+func newWorker() *worker {
+	w := &worker{}
+	w.resume, w.stop = iter.Pull(w.serve)
+	return w
+}
+
+// startWorker gives the task to an idle worker if there is one, else to a new one, at its first
+// resume. The driver calls it, never a task or Run's goroutine: a coroutine may only be switched
+// to on the thread it was created on if its creator was locked to one (runtime.LockOSThread), and
+// the driver never is, so Run may be called from a locked goroutine.
+func (s *Scheduler) startWorker(t *task) {
 	idle.mu.Lock()
 	var w *worker
 	if n := len(idle.work); n > 0 {
@@ -65,36 +89,41 @@ func (s *Scheduler) startGoroutine(t *task, fn func()) {
 		idle.taken = true
 	}
 	idle.mu.Unlock()
-	fresh := w == nil
-	if fresh {
-		w = &worker{wake: make(chan struct{}, 1)}
+	if w == nil {
+		w = newWorker()
 	}
-	w.start = taskStart{s: s, t: t, fn: fn}
-	t.resume = w.wake
-	if fresh {
-		go serveTasks(w)
-	}
+	w.start = taskStart{s: s, t: t, fn: t.fn}
+	t.fn = nil
+	w.free = false
+	t.w = w
 }
 
-// serveTasks is a task goroutine's body: it runs tasks one after another for as long as each
-// returns and its run goes on. The first resume of each task wakes it (the baton chain orders
-// the writes to start before it); a closed wake channel ends it.
-func serveTasks(w *worker) {
+// serve is a worker coroutine's body: it runs tasks one after another for as long as each returns.
+// The first resume of each task switches to it, which finds the task in start; after the task
+// returns it parks as free until the next task's first resume, or until it is stopped.
+func (w *worker) serve(park func(struct{}) bool) {
 	growStack(0)
+	w.park = park
 	for {
-		if _, ok := <-w.wake; !ok {
-			return
-		}
 		next := w.start
 		w.start = taskStart{} // keep nothing of a finished run alive while idle
 		next.s.runTask(next.t, next.fn)
-		if next.s.killing.Load() || !parkIdle(w) {
-			return
+		w.free = true
+		if !park(struct{}{}) {
+			return // stopped
 		}
 	}
 }
 
-// parkIdle offers the goroutine for the next task; false when enough are idle already.
+// recycle offers the free worker of a finished task to the pool, or stops it when enough are idle.
+// The driver calls it once the worker has switched back, so no one else can be switching to it.
+func recycle(w *worker) {
+	if !parkIdle(w) {
+		w.stop()
+	}
+}
+
+// parkIdle offers the worker for the next task; false when enough are idle already.
 func parkIdle(w *worker) bool {
 	idle.mu.Lock()
 	defer idle.mu.Unlock()
@@ -113,7 +142,7 @@ func parkIdle(w *worker) bool {
 	return true
 }
 
-// sweepIdle reviews the idle goroutines: if none was taken since the last review, they exit.
+// sweepIdle reviews the idle workers: if none was taken since the last review, they are stopped.
 func sweepIdle() {
 	idle.mu.Lock()
 	defer idle.mu.Unlock()
@@ -134,10 +163,11 @@ func ReleaseIdle() {
 	releaseIdleLocked()
 }
 
-// releaseIdleLocked closes every idle goroutine's wake channel, which ends it.
+// releaseIdleLocked stops every idle worker: its coroutine returns, and its goroutine ends, before
+// stop returns.
 func releaseIdleLocked() {
 	for i, w := range idle.work {
-		close(w.wake)
+		w.stop()
 		idle.work[i] = nil
 	}
 	idle.work = idle.work[:0]

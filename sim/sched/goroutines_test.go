@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"iter"
 	"testing"
 	"time"
 
@@ -14,15 +15,18 @@ func idleCount() int {
 	return len(idle.work)
 }
 
-// parkedWorker is a task goroutine parked idle, as one is after its task returned, and a channel
-// closed when the goroutine has ended.
+// parkedWorker is a task coroutine parked idle, as one is after its task returned, and a channel
+// closed when its goroutine has ended.
 func parkedWorker(t *testing.T) (*worker, chan struct{}) {
-	w := &worker{wake: make(chan struct{}, 1)}
+	w := &worker{}
 	ended := make(chan struct{})
-	go func() {
-		serveTasks(w)
-		close(ended)
-	}()
+	w.resume, w.stop = iter.Pull(func(park func(struct{}) bool) {
+		defer close(ended)
+		if park(struct{}{}) { // parked until taken (never, here) or stopped
+			w.serve(park)
+		}
+	})
+	w.resume()
 	require.True(t, parkIdle(w))
 	return w, ended
 }
@@ -42,7 +46,7 @@ func waitEnded(t *testing.T, ended chan struct{}) {
 	t.Fatal("the idle goroutine is still alive after 30 s")
 }
 
-// An idle task goroutine does not outlive the runs that could take it: with none to take it, the
+// An idle task coroutine does not outlive the runs that could take it: with none to take it, the
 // sweep ends it by itself.
 func TestTheSweepEndsIdleGoroutines(t *testing.T) {
 	ReleaseIdle()
@@ -66,6 +70,8 @@ func TestIdleGoroutinesAreBounded(t *testing.T) {
 	for range maxIdleGoroutines {
 		parkedWorker(t)
 	}
-	assert.False(t, parkIdle(&worker{wake: make(chan struct{}, 1)}))
+	extra := newWorker()
+	defer extra.stop()
+	assert.False(t, parkIdle(extra))
 	assert.Equal(t, maxIdleGoroutines, idleCount())
 }

@@ -2,16 +2,19 @@ package sched
 
 // The deterministic scheduler: the simulator's harness.Runtime.
 //
-// Model: Temporal's Go SDK workflow dispatcher. Every task is a real goroutine, but only one holds
-// the baton at a time. A task runs until it enters a runtime primitive (Sleep, a Get that must
-// wait, Go) or returns; then it records why it stopped (its block site) and, still holding the
-// baton, runs the scheduling step itself: it picks the next task and resumes it by sending on that
-// task's resume channel, then waits on its own. Each such exchange is one handoff, and costs one
-// goroutine switch (a loop in between, resumed and yielded to, cost two: a third of a fair
-// schedule's runtime phase went to channel operations and goroutine wakeups); a task that picks
-// itself goes on without any. Run's goroutine holds the baton before the first handoff and takes
-// it back when the run is over (on the done channel), to unwind. Only the baton holder touches the
-// scheduler's state, so nothing here needs a lock: the channel operations order every access.
+// Model: Temporal's Go SDK workflow dispatcher, on coroutines. Every task runs on its own
+// coroutine (iter.Pull: a goroutine that runs only when switched to), but only one holds the baton
+// at a time. A task runs until it enters a runtime primitive (Sleep, a Get that must wait, Go) or
+// returns; then it records why it stopped (its block site) and, still holding the baton, runs the
+// scheduling step itself: it picks the next task, leaves it in baton and switches back to the
+// driver (driver.go), a goroutine that does nothing but switch to the task in baton. Each such
+// exchange is one handoff, and costs two coroutine switches, about 100 ns, with no run queue and
+// no other thread woken (a channel send to the next task's goroutine, as before, cost several
+// times that, and a fifth of a schedule's CPU went to waking the other core); a task that picks
+// itself goes on without any. Run's goroutine starts the driver and waits for the run to be over
+// (on the done channel) or for the watchdog's report of a hang. Only the baton holder touches the
+// scheduler's state, so nothing here needs a lock: the coroutine switches, the go statements
+// and the channel operations order every access.
 //
 // What makes a run reproducible:
 //   - the next task is drawn by a picker from the runnable tasks listed in creation order, with a
@@ -23,10 +26,10 @@ package sched
 //     never by context.AfterFunc or any goroutine the scheduler does not own, so a cancellation
 //     wakes its waiter at the virtual instant the cancelling task yields.
 //
-// Ending early (a finding) unwinds every unfinished task: the killing flag is set and each parked
-// task is resumed once, so the primitive it is parked in calls runtime.Goexit. Its deferred
-// functions run; any primitive they call Goexits at once (Go starts nothing, Put drops its item).
-// The loop waits for each task to exit in turn, so when Run returns no task goroutine is left.
+// Ending early (a finding) unwinds every unfinished task: the killing flag is set and the driver
+// resumes each parked task once, so the primitive it is parked in calls runtime.Goexit. Its
+// deferred functions run; any primitive they call Goexits at once (Go starts nothing, Put drops
+// its item). The driver resumes the tasks in turn, so when Run returns no task goroutine is left.
 //
 // The one wall-clock element is the watchdog (watchdog.go). It only ever reports a hang, never
 // decides the order of events, so it cannot make two runs of one seed differ unless one of them
@@ -100,6 +103,8 @@ type Scheduler struct {
 	tasks    []*task       // unfinished tasks in creation order
 	runnable []*task       // scratch for next(), reused so a pick allocates nothing
 	current  *task         // the task holding the baton (or last holding it)
+	baton    *task         // the task the driver resumes next; nil when the run is over
+	unwound  int           // tasks[:unwound] have been unwound (or skipped, abandoned)
 	nextID   int
 	handoffs int // scheduling decisions so far
 	findings []Finding
@@ -114,8 +119,7 @@ type Scheduler struct {
 	// has yielded; a task taking the baton back (claim) and Run's goroutine taking it from a hung
 	// task both compare-and-swap it from the odd value of that resume, so exactly one of them wins.
 	progress atomic.Int64
-	// done hands the baton back to Run's goroutine: the run is over, or the task it unwound has
-	// exited.
+	// done hands the baton back to Run's goroutine: the run is over and every task unwound.
 	done chan struct{}
 	// killing is set when the run ends early. It is atomic because a task abandoned by the
 	// watchdog may read it at any time, after Run has returned.
@@ -186,8 +190,9 @@ func (c virtualClock) Now() time.Time { return c.s.Now() }
 
 // Run runs main as the first task, named name, and every task it starts, until all have returned
 // or a finding stops the run. It returns once every task has returned or exited (except one the
-// watchdog reported as hung, which nothing can stop; see Finding); the goroutines of tasks that
-// returned stay idle for a later run a little longer (see goroutines.go). Run may be called once.
+// watchdog reported as hung, which nothing can stop, and the driver stuck waiting for it; see
+// Finding); the coroutines of tasks that returned stay idle for a later run a little longer (see
+// goroutines.go). Run may be called once.
 func (s *Scheduler) Run(name string, main func()) *RunReport {
 	if s.started {
 		panic("sched: Run called twice on one Scheduler; make a Scheduler per run")
@@ -198,33 +203,16 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 
 	s.done = make(chan struct{}, 1)
 	s.spawn(nil, name, main)
-	if t := s.next(); t != nil {
-		s.resume(t)
-		s.await()
-	}
-	s.unwind()
+	s.baton = s.next()
+	go s.drive()
+	s.await()
+	s.tasks = nil
 	s.current = nil
 	return &RunReport{
 		Findings:       s.findings,
 		VirtualElapsed: s.elapsed,
 		Handoffs:       s.handoffs,
 	}
-}
-
-// resume hands the baton to t: t runs until it parks, yields or returns, and then hands it on.
-func (s *Scheduler) resume(t *task) {
-	s.current = t
-	t.at = s.progress.Add(1)
-	t.resume <- struct{}{}
-}
-
-// handOff gives the baton to next, or back to Run's goroutine when next is nil (the run is over).
-func (s *Scheduler) handOff(next *task) {
-	if next == nil {
-		s.done <- struct{}{}
-		return
-	}
-	s.resume(next)
 }
 
 // claim takes the baton back for t, which ran its own code since it was resumed. It returns
@@ -234,9 +222,10 @@ func (s *Scheduler) claim(t *task) bool {
 	return s.progress.CompareAndSwap(t.at, t.at+1)
 }
 
-// await waits, in Run's goroutine, until the baton comes back: the run is over, or the task being
-// unwound has exited. When the watchdog reports that the task holding it has run too long without
-// yielding, await takes the baton from it, abandons it and reports a hang.
+// await waits, in Run's goroutine, until the driver hands the baton back: the run is over and
+// every task unwound. When the watchdog reports that the task holding it has run too long without
+// yielding, await takes the baton from it, abandons it, reports a hang and starts a new driver to
+// unwind the others (the old one stays stuck with the hung task).
 func (s *Scheduler) await() {
 	for {
 		select {
@@ -256,7 +245,8 @@ func (s *Scheduler) await() {
 					"deferred function blocks outside the runtime or spins", t.fullName(), s.opts.Watchdog)
 			}
 			s.addFinding(Finding{Kind: FindingHang, Message: message, Stack: allStacks()})
-			return
+			s.baton = nil
+			go s.drive()
 		}
 	}
 }
@@ -379,28 +369,10 @@ func (s *Scheduler) Stop(kind, message string) {
 	}
 }
 
-// unwind ends every unfinished task, in creation order, so that no goroutine outlives the run.
-// Each parked task is resumed once with killing set; the primitive it is parked in calls
-// runtime.Goexit, its defers run, and its exit hands the baton back. A task that hangs while
-// unwinding is reported and abandoned like any hung task.
-func (s *Scheduler) unwind() {
-	if len(s.tasks) == 0 {
-		return
-	}
-	s.killing.Store(true)
-	for _, t := range s.tasks {
-		if t.state == taskAbandoned {
-			continue
-		}
-		s.resume(t)
-		s.await()
-	}
-	s.tasks = nil
-}
-
 // abandon gives up on t, whose baton Run's goroutine has just taken. Nothing can stop its
 // goroutine; instead, killing is set, so that when it next enters the runtime it exits, and its
-// claim on the baton fails, so that it exits touching nothing when it yields or returns.
+// claim on the baton fails, so that it exits touching nothing when it yields or returns (taking
+// with it the driver stuck waiting for it).
 func (s *Scheduler) abandon(t *task) {
 	t.state = taskAbandoned
 	s.killing.Store(true)

@@ -1,6 +1,6 @@
 package sched
 
-// Tasks: the goroutine behind each simulated task, the baton exchange seen from the task's side,
+// Tasks: the coroutine behind each simulated task, the baton exchange seen from the task's side,
 // and the primitives Go and Sleep (Queue.Get is in queue.go).
 
 import (
@@ -23,8 +23,8 @@ const (
 )
 
 // task is one simulated task. Its fields belong to whoever holds the baton: the task while it
-// runs, the scheduling step otherwise; the resume channels and the claim on the progress count
-// hand the baton over and order those accesses.
+// runs, the scheduling step or the driver otherwise; the coroutine switches and the claim on the
+// progress count hand the baton over and order those accesses.
 type task struct {
 	id int
 	// process (nil outside one) and name make up the task's name, "process: name"; fullName
@@ -32,8 +32,12 @@ type task struct {
 	process *Process
 	name    string
 
-	resume chan struct{} // baton holder → task: run now (or, with killing set, exit); its goroutine's
-	at     int64         // the scheduler's progress count when the task was last resumed (odd)
+	fn func()  // the task's function, until its first resume hands it to a worker
+	w  *worker // the coroutine running the task; resuming it runs the task (or, killing, ends it)
+	at int64   // the scheduler's progress count when the task was last resumed (odd)
+	// ended is set when the task ended holding the baton, by return, panic or runtime.Goexit: a
+	// driver whose goroutine a Goexit ends then knows to hand the loop to a new one.
+	ended bool
 
 	state    taskState
 	wakeAt   time.Duration     // virtual wake time while sleeping
@@ -55,17 +59,18 @@ type task struct {
 	killed bool
 }
 
-// spawn creates a runnable task for fn and starts its goroutine, which waits for its first resume.
+// spawn creates a runnable task for fn. It gets its coroutine from the driver, at its first
+// resume; until then it holds none.
 func (s *Scheduler) spawn(process *Process, name string, fn func()) *task {
 	s.nextID++
 	t := &task{
 		id:      s.nextID,
 		process: process,
 		name:    name,
+		fn:      fn,
 	}
 	t.contexts = t.contextsInline[:0]
 	s.tasks = append(s.tasks, t)
-	s.startGoroutine(t, fn)
 	if len(s.tasks) > s.opts.MaxTasks && len(s.findings) == 0 {
 		// Called from the running task (or Run): the loop stops at its next turn and unwinds.
 		s.addFinding(Finding{
@@ -76,7 +81,7 @@ func (s *Scheduler) spawn(process *Process, name string, fn func()) *task {
 	return t
 }
 
-// runTask runs a task on its goroutine, which has taken the task's first resume.
+// runTask runs a task on its coroutine, which has taken the task's first resume.
 func (s *Scheduler) runTask(t *task, fn func()) {
 	defer s.finish(t)
 	if s.killing.Load() || t.killed {
@@ -103,17 +108,18 @@ func growStack(i int) byte {
 	return buf[(i+1)%stackReserve]
 }
 
-// finish runs when a task's goroutine ends, by return, panic or runtime.Goexit, and hands the
-// baton on for the last time. An abandoned (hung) goroutine, perhaps running after Run returned,
-// fails its claim and touches nothing. While the run is unwound, the baton goes straight back to
-// Run's goroutine, and a panic raised while unwinding is ignored.
+// finish runs when a task ends, by return, panic or runtime.Goexit, and leaves the next task in
+// baton for the driver. An abandoned (hung) task, perhaps running after Run returned, fails its
+// claim and exits touching nothing (runtime.Goexit, which also ends the driver that was stuck
+// waiting for it). While the run is unwound the driver picks the next task to end itself, and a
+// panic raised while unwinding is ignored.
 func (s *Scheduler) finish(t *task) {
 	r := recover()
 	if !s.claim(t) {
-		return
+		runtime.Goexit()
 	}
+	t.ended = true
 	if s.killing.Load() {
-		s.done <- struct{}{}
 		return
 	}
 	t.state = taskDone
@@ -128,19 +134,20 @@ func (s *Scheduler) finish(t *task) {
 			Stack:   t.panicStack,
 		})
 	}
-	s.handOff(s.next())
+	s.baton = s.next()
 }
 
 // yield takes the baton back, runs the scheduling step and waits until t is resumed; t has set
-// its state first. When the step picks t itself, it goes on without a goroutine switch. When
-// resumed to be killed, it exits the goroutine with runtime.Goexit, so the task's defers run.
+// its state first. When the step picks t itself, it goes on without a switch; otherwise it leaves
+// the next task in baton and switches back to the driver. When resumed to be killed, it exits the
+// coroutine with runtime.Goexit, so the task's defers run.
 func (s *Scheduler) yield(t *task) {
 	if !s.claim(t) {
 		runtime.Goexit() // abandoned as hung meanwhile: the run has moved on
 	}
 	if next := s.next(); next != t {
-		s.handOff(next)
-		<-t.resume
+		s.baton = next
+		t.w.park(struct{}{})
 	} else {
 		t.at = s.progress.Add(1)
 	}
