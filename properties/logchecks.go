@@ -2,10 +2,8 @@ package properties
 
 import (
 	"bytes"
-	"reflect"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/turnsim/turnsim/harness"
 )
@@ -60,50 +58,4 @@ func readBackJSONL(r *Run) ([]harness.Event, error) {
 		return harness.DecodeJSONL(r.JSONL) // the whole log again: the error names its line
 	}
 	return append(slices.Clip(rb.Events), rest...), nil
-}
-
-// sameEvent is reflect.DeepEqual(a, b), faster for the usual event: when the data's type holds
-// no pointer, slice, map or interface (plain), == on it is DeepEqual.
-func sameEvent(a, b *harness.Event) bool {
-	if a.Seq != b.Seq || a.Type != b.Type || a.Time != b.Time {
-		return false
-	}
-	ta := reflect.TypeOf(a.Data)
-	if ta == nil || ta != reflect.TypeOf(b.Data) || !plainType(ta) {
-		return reflect.DeepEqual(a, b)
-	}
-	return a.Data == b.Data
-}
-
-// plainTypes caches plainType's answer for each type.
-var plainTypes sync.Map // reflect.Type → bool
-
-// plainType reports whether == on values of t compares exactly what reflect.DeepEqual does:
-// t is built of booleans, numbers, strings, arrays and structs of them only.
-func plainType(t reflect.Type) bool {
-	if plain, ok := plainTypes.Load(t); ok {
-		return plain.(bool)
-	}
-	plain := plainKinds(t)
-	plainTypes.Store(t, plain)
-	return plain
-}
-
-func plainKinds(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
-		return true
-	case reflect.Array:
-		return plainKinds(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if !plainKinds(t.Field(i).Type) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
 }

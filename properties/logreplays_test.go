@@ -2,7 +2,6 @@ package properties
 
 import (
 	"bytes"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -56,38 +55,4 @@ func TestLogReplaysTakesTheReadBackForItsBytes(t *testing.T) {
 	require.Len(t, without, 1)
 	r.ReadBack = &ReadBack{Bytes: prefix, Events: slices.Clone(r.Log[:3])}
 	assert.Equal(t, without, Check(r), "the same message, naming the same line")
-}
-
-// sameEvent agrees with reflect.DeepEqual on equal and unequal events of plain data types
-// (compared with ==) and of others (pointers, slices: compared deeply).
-func TestSameEventIsDeepEqual(t *testing.T) {
-	three, alsoThree, four := 3, 3, 4
-	retry := func(maxRetries *int) harness.EventData {
-		return harness.LlmRetry{RetryID: "r1", Turn: 1, Step: 1, Retry: 1, MaxRetries: maxRetries, DelayMs: 250}
-	}
-	message := func(text string) harness.EventData {
-		return harness.AssistantMessage{Turn: 1, Step: 1, Message: harness.AssembledMessage{Blocks: []harness.Block{{Type: harness.BlockText, Text: text}}}}
-	}
-	data := []harness.EventData{
-		nil, harness.TurnStart{Turn: 1}, harness.TurnStart{Turn: 2}, harness.StepStart{Turn: 1, Step: 1},
-		retry(&three), retry(&alsoThree), retry(&four), retry(nil), message("a"), message("a"), message("b"),
-		harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: harness.EndAborted, Reason: &harness.CancelCause{Kind: harness.CauseUser}}},
-		harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: harness.EndAborted, Reason: &harness.CancelCause{Kind: harness.CauseUser}}},
-	}
-	equal := 0
-	for _, a := range data {
-		for _, b := range data {
-			for _, bSeq := range []int64{1, 2} {
-				x, y := harness.Event{Seq: 1, Type: "t", Time: 5, Data: a}, harness.Event{Seq: bSeq, Type: "t", Time: 5, Data: b}
-				want := reflect.DeepEqual(&x, &y)
-				if want {
-					equal++
-				}
-				assert.Equal(t, want, sameEvent(&x, &y), "%#v and %#v", x, y)
-			}
-		}
-	}
-	assert.Greater(t, equal, len(data), "some distinct values are deeply equal")
-	assert.True(t, plainType(reflect.TypeOf(harness.TurnStart{})))
-	assert.False(t, plainType(reflect.TypeOf(retry(nil))), "a pointer field")
 }
