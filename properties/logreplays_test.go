@@ -56,3 +56,18 @@ func TestLogReplaysTakesTheReadBackForItsBytes(t *testing.T) {
 	r.ReadBack = &ReadBack{Bytes: prefix, Events: slices.Clone(r.Log[:3])}
 	assert.Equal(t, without, Check(r), "the same message, naming the same line")
 }
+
+// A read-back covering the whole log leaves nothing to decode: its events are the log's (a
+// changed one is caught); one ending inside a line leaves a rest that does not decode alone, and
+// the whole log is decoded instead.
+func TestLogReplaysReadBackToTheEndOrMidLine(t *testing.T) {
+	r := settledTurn(t)
+	r.ReadBack = &ReadBack{Bytes: r.JSONL, Events: slices.Clone(r.Log)}
+	assert.Empty(t, Check(r), "a read-back of the whole log")
+	r.ReadBack.Events[7].Data = harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: harness.EndError}}
+	assert.Equal(t, 1, fired(r)["log-replays"], "its events are the decoding of the whole log")
+
+	prefix := firstLines(r.JSONL, 3)
+	r.ReadBack = &ReadBack{Bytes: r.JSONL[:len(prefix)+5], Events: slices.Clone(r.Log[:3])}
+	assert.Empty(t, Check(r), "a read-back ending inside a line")
+}
