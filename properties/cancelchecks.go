@@ -10,14 +10,22 @@ import "github.com/turnsim/turnsim/harness"
 // provider saw. Messages are told apart by their text, which the simulator keeps unique; a
 // text sent twice is not judged.
 func checkClearedNeverSent(x *index, v *violations) {
-	idsOf := map[string][]string{}
-	cleared := map[string]harness.Event{}
+	var cleared map[string]harness.Event
 	for _, e := range x.run.Log {
-		switch d := e.Data.(type) {
-		case harness.UserMessage:
-			idsOf[d.Message.Text] = append(idsOf[d.Message.Text], d.Message.ID)
-		case harness.InboxClear:
+		if d, ok := e.Data.(harness.InboxClear); ok {
+			if cleared == nil {
+				cleared = map[string]harness.Event{}
+			}
 			cleared[d.MessageID] = e
+		}
+	}
+	if cleared == nil {
+		return // nothing was cleared, so nothing cleared was sent: no need to map the texts
+	}
+	idsOf := map[string][]string{}
+	for _, e := range x.run.Log {
+		if d, ok := e.Data.(harness.UserMessage); ok {
+			idsOf[d.Message.Text] = append(idsOf[d.Message.Text], d.Message.ID)
 		}
 	}
 	for _, r := range x.run.Trace.Requests {

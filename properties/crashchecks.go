@@ -2,7 +2,6 @@ package properties
 
 import (
 	"bytes"
-	"reflect"
 
 	"github.com/turnsim/turnsim/harness"
 )
@@ -15,8 +14,8 @@ func checkNoAcknowledgedLoss(x *index, v *violations) {
 	}
 	for _, acknowledged := range x.run.Trace.Acknowledged {
 		for i := range acknowledged {
-			e := &acknowledged[i] // compared through pointers: no copy of each event into an interface
-			if int(e.Seq) > len(x.run.Log) || !reflect.DeepEqual(&x.run.Log[e.Seq-1], e) {
+			e := &acknowledged[i]
+			if int(e.Seq) > len(x.run.Log) || !sameEvent(&x.run.Log[e.Seq-1], e) {
 				v.add(e.Seq, e.Time, "event %d (%s) was acknowledged before a crash, but the log after it does not hold it", e.Seq, e.Type)
 				break
 			}

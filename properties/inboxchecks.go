@@ -21,10 +21,6 @@ func (b *replayedInbox) remove(lane harness.Lane, id string) bool {
 	return true
 }
 
-func (b replayedInbox) pending() int {
-	return len(b.lanes[harness.LaneNextTurn]) + len(b.lanes[harness.LaneNextStep])
-}
-
 // abortedTurnAt returns the running turn that a cancellation had hit when the event at seq was
 // written, if any: a waking send then goes to the next-turn lane, and its wake is latched.
 func (x *index) abortedTurnAt(seq int64) (*turnIndex, Cancel, bool) {
@@ -168,24 +164,49 @@ func (x *index) closeRefusedAt(n int) (int64, bool) {
 	return 0, false
 }
 
-// inboxAt replays the inbox up to (not including) the event at seq.
-func (x *index) inboxAt(seq int64) replayedInbox {
-	b := replayedInbox{lanes: map[harness.Lane][]string{}, kinds: map[string]harness.MessageKind{}}
+// pendingAt is how many messages wait in the inbox's two lanes just before the event at seq:
+// replayedInbox's pending count after the log's pushes, claims and clears until then. It replays
+// on the index's two reused slices, not a fresh inbox and its two maps, since its callers ask
+// only for the count (wake-justified and latched-wake-served, for each turn). A lane other than
+// the two is not counted, so its pushes and removals are skipped.
+func (x *index) pendingAt(seq int64) int {
+	lanes := &x.pendingLanes
+	lanes[0], lanes[1] = lanes[0][:0], lanes[1][:0]
+	laneOf := func(l harness.Lane) *[]string {
+		switch l {
+		case harness.LaneNextTurn:
+			return &lanes[0]
+		case harness.LaneNextStep:
+			return &lanes[1]
+		}
+		return nil
+	}
 	for _, e := range x.run.Log {
 		if e.Seq >= seq {
 			break
 		}
+		var lane harness.Lane
+		var id string
 		switch d := e.Data.(type) {
 		case harness.InboxPush:
-			b.lanes[d.Lane] = append(b.lanes[d.Lane], d.MessageID)
-			b.kinds[d.MessageID] = d.Kind
+			if l := laneOf(d.Lane); l != nil {
+				*l = append(*l, d.MessageID)
+			}
+			continue
 		case harness.InboxClaim:
-			b.remove(d.Lane, d.MessageID)
+			lane, id = d.Lane, d.MessageID
 		case harness.InboxClear:
-			b.remove(d.Lane, d.MessageID)
+			lane, id = d.Lane, d.MessageID
+		default:
+			continue
+		}
+		if l := laneOf(lane); l != nil {
+			if i := slices.Index(*l, id); i >= 0 {
+				*l = slices.Delete(*l, i, i+1)
+			}
 		}
 	}
-	return b
+	return len(lanes[0]) + len(lanes[1])
 }
 
 // wakingPushes returns the seqs of followup and steer pushes in (after, before).
@@ -213,7 +234,7 @@ func checkWakeJustified(x *index, v *violations) {
 		}
 		if prev != nil && prev.end != nil && x.onlySendsBetween(prev.endSeq, t.startSeq) {
 			switch {
-			case x.inboxAt(t.startSeq).pending() == 0:
+			case x.pendingAt(t.startSeq) == 0:
 				v.add(t.startSeq, t.startMs, "turn %d started straight after turn %d with nothing in the inbox", n, prev.number)
 			case prev.end.Reason.Kind == harness.EndError && !x.claimedIn(prev.number) && len(x.wakingPushes(prev.startSeq, t.startSeq)) == 0:
 				// A turn that failed before taking any message would fail the same way again:
@@ -269,7 +290,7 @@ func checkLatchedWakeServed(x *index, v *violations) {
 			continue
 		}
 		latched := x.wakingPushes(cancels[0].SeqAt, t.endSeq)
-		if len(latched) == 0 || x.inboxAt(t.endSeq+1).pending() == 0 {
+		if len(latched) == 0 || x.pendingAt(t.endSeq+1) == 0 {
 			continue
 		}
 		for _, c := range cancels[1:] {

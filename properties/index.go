@@ -20,6 +20,8 @@ type index struct {
 	// brokenAtMs is when the store first refused a step/end or turn/end: from then on a turn stays
 	// open for good (the session is broken: an infrastructure failure); -1 if it never did.
 	brokenAtMs int64
+	// pendingLanes are pendingAt's two lanes, reused from one call to the next.
+	pendingLanes [2][]string
 }
 
 type stepKey struct {
@@ -58,7 +60,7 @@ type stepIndex struct {
 }
 
 func newIndex(r *Run) *index {
-	x := &index{run: r, turns: map[int]*turnIndex{}, brokenAtMs: -1}
+	x := &index{run: r, brokenAtMs: -1}
 	for _, f := range r.Trace.Refusals {
 		if x.refused == nil { // most runs have no refusal: reading a nil map finds none
 			x.refused = map[[2]int]map[string]bool{}
@@ -75,7 +77,7 @@ func newIndex(r *Run) *index {
 	}
 	// The turns and steps are allocated together, two slices counted first, not one by one; so
 	// are the retries and their starts. A turn's end and a step's answer live in them.
-	turnCount, stepCount, retryCount, startedCount := 0, 0, 0, 0
+	turnCount, stepCount, retryCount, startedCount, callCount, resultCount := 0, 0, 0, 0, 0, 0
 	for _, e := range r.Log {
 		switch e.Data.(type) {
 		case harness.TurnStart:
@@ -86,9 +88,19 @@ func newIndex(r *Run) *index {
 			retryCount++
 		case harness.LlmRetryStarted:
 			startedCount++
+		case harness.ToolCall:
+			callCount++
+		case harness.ToolResult:
+			resultCount++
 		}
 	}
+	// Each turn's step numbers, and each step's calls and results, are packed in one array of
+	// each for the run (appendPacked), not grown one slice per turn and step.
+	stepOrders := make([]int, 0, stepCount)
+	calls := make([]eventAt[harness.ToolCall], 0, callCount)
+	results := make([]eventAt[harness.ToolResult], 0, resultCount)
 	turns, steps := make([]turnIndex, 0, turnCount), make([]stepIndex, 0, stepCount)
+	x.turns = make(map[int]*turnIndex, turnCount)
 	x.steps = make(map[stepKey]*stepIndex, stepCount)
 	x.turnOrder = make([]int, 0, turnCount)
 	if retryCount > 0 {
@@ -112,7 +124,7 @@ func newIndex(r *Run) *index {
 			if t := x.turns[d.Turn]; t != nil {
 				steps = append(steps, stepIndex{})
 				x.steps[stepKey{t, d.Step}] = &steps[len(steps)-1]
-				t.stepOrder = append(t.stepOrder, d.Step)
+				t.stepOrder = appendPacked(&stepOrders, t.stepOrder, d.Step)
 			}
 		case harness.AssistantMessage:
 			if s := x.step(d.Turn, d.Step); s != nil {
@@ -125,11 +137,11 @@ func newIndex(r *Run) *index {
 			}
 		case harness.ToolCall:
 			if s := x.step(d.Turn, d.Step); s != nil {
-				s.calls = append(s.calls, eventAt[harness.ToolCall]{e.Seq, e.Time, d})
+				s.calls = appendPacked(&calls, s.calls, eventAt[harness.ToolCall]{e.Seq, e.Time, d})
 			}
 		case harness.ToolResult:
 			if s := x.step(d.Turn, d.Step); s != nil {
-				s.results = append(s.results, eventAt[harness.ToolResult]{e.Seq, e.Time, d})
+				s.results = appendPacked(&results, s.results, eventAt[harness.ToolResult]{e.Seq, e.Time, d})
 			}
 		case harness.LlmRetry:
 			x.retries = append(x.retries, eventAt[harness.LlmRetry]{e.Seq, e.Time, d})

@@ -2,31 +2,35 @@ package properties
 
 import (
 	"bytes"
-	"reflect"
-	"slices"
 	"strings"
-	"sync"
 
 	"github.com/turnsim/turnsim/harness"
 )
 
 func checkLogReplays(x *index, v *violations) {
-	events, err := readBackJSONL(x.run)
+	readBack, decoded, err := readBackJSONL(x.run)
 	if err != nil {
 		v.add(0, -1, "the JSON Lines log does not decode: %v", err)
 		return
 	}
-	if len(events) != len(x.run.Log) {
-		v.add(0, -1, "the JSON Lines log holds %d events, the session %d", len(events), len(x.run.Log))
+	log := x.run.Log
+	if n := len(readBack) + len(decoded); n != len(log) {
+		v.add(0, -1, "the JSON Lines log holds %d events, the session %d", n, len(log))
 		return
 	}
-	for i := range events {
-		if !sameEvent(&events[i], &x.run.Log[i]) {
-			v.add(events[i].Seq, events[i].Time, "event %s reads back differently from what was appended", events[i].Type)
-			return
+	for _, part := range [2][]harness.Event{readBack, decoded} {
+		for i := range part {
+			if !sameEvent(&part[i], &log[i]) {
+				v.add(part[i].Seq, part[i].Time, "event %s reads back differently from what was appended", part[i].Type)
+				return
+			}
 		}
+		log = log[len(part):]
 	}
-	if err := harness.ValidateLog(events); err != nil {
+	// The events read back are deeply equal to the session's, and the invariant layer judges
+	// events by their values: replaying the session's is replaying them, without first joining
+	// the read-back's and the decoded ones into one slice.
+	if err := harness.ValidateLog(x.run.Log); err != nil {
 		var seq int64
 		if ie, ok := err.(*harness.InvariantError); ok {
 			seq = ie.Seq
@@ -49,61 +53,25 @@ func checkRunCompletes(x *index, v *violations) {
 	}
 }
 
-// readBackJSONL decodes r.JSONL (harness.DecodeJSONL: ReadJSONL's answer, faster), taking r.ReadBack's events for the lines it decoded already.
-func readBackJSONL(r *Run) ([]harness.Event, error) {
+// readBackJSONL decodes r.JSONL (harness.DecodeJSONL: ReadJSONL's answer, faster): readBack is
+// r.ReadBack's events, for the lines it decoded already (nil when it covers none), and decoded
+// the decoding of the lines after them. Lines the read-back covers to the end are not decoded
+// again, not even as an empty rest (which DecodeJSONL hands to ReadJSONL and its buffer).
+func readBackJSONL(r *Run) (readBack, decoded []harness.Event, err error) {
 	rb := r.ReadBack
 	if rb == nil || len(rb.Bytes) == 0 || !bytes.HasPrefix(r.JSONL, rb.Bytes) {
-		return harness.DecodeJSONL(r.JSONL)
+		decoded, err = harness.DecodeJSONL(r.JSONL)
+		return nil, decoded, err
 	}
-	rest, err := harness.DecodeJSONL(r.JSONL[len(rb.Bytes):])
+	if len(r.JSONL) == len(rb.Bytes) {
+		return rb.Events, nil, nil
+	}
+	decoded, err = harness.DecodeJSONL(r.JSONL[len(rb.Bytes):])
 	if err != nil {
-		return harness.DecodeJSONL(r.JSONL) // the whole log again: the error names its line
+		// The whole log again: its error names its line (and a read-back that ended inside a
+		// line leaves a rest that alone does not decode).
+		decoded, err = harness.DecodeJSONL(r.JSONL)
+		return nil, decoded, err
 	}
-	return append(slices.Clip(rb.Events), rest...), nil
-}
-
-// sameEvent is reflect.DeepEqual(a, b), faster for the usual event: when the data's type holds
-// no pointer, slice, map or interface (plain), == on it is DeepEqual.
-func sameEvent(a, b *harness.Event) bool {
-	if a.Seq != b.Seq || a.Type != b.Type || a.Time != b.Time {
-		return false
-	}
-	ta := reflect.TypeOf(a.Data)
-	if ta == nil || ta != reflect.TypeOf(b.Data) || !plainType(ta) {
-		return reflect.DeepEqual(a, b)
-	}
-	return a.Data == b.Data
-}
-
-// plainTypes caches plainType's answer for each type.
-var plainTypes sync.Map // reflect.Type → bool
-
-// plainType reports whether == on values of t compares exactly what reflect.DeepEqual does:
-// t is built of booleans, numbers, strings, arrays and structs of them only.
-func plainType(t reflect.Type) bool {
-	if plain, ok := plainTypes.Load(t); ok {
-		return plain.(bool)
-	}
-	plain := plainKinds(t)
-	plainTypes.Store(t, plain)
-	return plain
-}
-
-func plainKinds(t reflect.Type) bool {
-	switch t.Kind() {
-	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
-		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128, reflect.String:
-		return true
-	case reflect.Array:
-		return plainKinds(t.Elem())
-	case reflect.Struct:
-		for i := range t.NumField() {
-			if !plainKinds(t.Field(i).Type) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
+	return rb.Events, decoded, nil
 }

@@ -2,7 +2,6 @@ package properties
 
 import (
 	"bytes"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -58,36 +57,17 @@ func TestLogReplaysTakesTheReadBackForItsBytes(t *testing.T) {
 	assert.Equal(t, without, Check(r), "the same message, naming the same line")
 }
 
-// sameEvent agrees with reflect.DeepEqual on equal and unequal events of plain data types
-// (compared with ==) and of others (pointers, slices: compared deeply).
-func TestSameEventIsDeepEqual(t *testing.T) {
-	three, alsoThree, four := 3, 3, 4
-	retry := func(maxRetries *int) harness.EventData {
-		return harness.LlmRetry{RetryID: "r1", Turn: 1, Step: 1, Retry: 1, MaxRetries: maxRetries, DelayMs: 250}
-	}
-	message := func(text string) harness.EventData {
-		return harness.AssistantMessage{Turn: 1, Step: 1, Message: harness.AssembledMessage{Blocks: []harness.Block{{Type: harness.BlockText, Text: text}}}}
-	}
-	data := []harness.EventData{
-		nil, harness.TurnStart{Turn: 1}, harness.TurnStart{Turn: 2}, harness.StepStart{Turn: 1, Step: 1},
-		retry(&three), retry(&alsoThree), retry(&four), retry(nil), message("a"), message("a"), message("b"),
-		harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: harness.EndAborted, Reason: &harness.CancelCause{Kind: harness.CauseUser}}},
-		harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: harness.EndAborted, Reason: &harness.CancelCause{Kind: harness.CauseUser}}},
-	}
-	equal := 0
-	for _, a := range data {
-		for _, b := range data {
-			for _, bSeq := range []int64{1, 2} {
-				x, y := harness.Event{Seq: 1, Type: "t", Time: 5, Data: a}, harness.Event{Seq: bSeq, Type: "t", Time: 5, Data: b}
-				want := reflect.DeepEqual(&x, &y)
-				if want {
-					equal++
-				}
-				assert.Equal(t, want, sameEvent(&x, &y), "%#v and %#v", x, y)
-			}
-		}
-	}
-	assert.Greater(t, equal, len(data), "some distinct values are deeply equal")
-	assert.True(t, plainType(reflect.TypeOf(harness.TurnStart{})))
-	assert.False(t, plainType(reflect.TypeOf(retry(nil))), "a pointer field")
+// A read-back covering the whole log leaves nothing to decode: its events are the log's (a
+// changed one is caught); one ending inside a line leaves a rest that does not decode alone, and
+// the whole log is decoded instead.
+func TestLogReplaysReadBackToTheEndOrMidLine(t *testing.T) {
+	r := settledTurn(t)
+	r.ReadBack = &ReadBack{Bytes: r.JSONL, Events: slices.Clone(r.Log)}
+	assert.Empty(t, Check(r), "a read-back of the whole log")
+	r.ReadBack.Events[7].Data = harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: harness.EndError}}
+	assert.Equal(t, 1, fired(r)["log-replays"], "its events are the decoding of the whole log")
+
+	prefix := firstLines(r.JSONL, 3)
+	r.ReadBack = &ReadBack{Bytes: r.JSONL[:len(prefix)+5], Events: slices.Clone(r.Log[:3])}
+	assert.Empty(t, Check(r), "a read-back ending inside a line")
 }

@@ -52,12 +52,17 @@ func checkDurableBeforeWait(x *index, v *violations) {
 }
 
 func checkRetryStartedOnTime(x *index, v *violations) {
-	started := map[[2]any]eventAt[harness.LlmRetryStarted]{}
+	// Keyed by a struct, not [2]any: boxing the id and the number cost two allocations a lookup.
+	type retryKey struct {
+		id    string
+		retry int
+	}
+	started := make(map[retryKey]eventAt[harness.LlmRetryStarted], len(x.started))
 	for _, s := range x.started {
-		started[[2]any{s.data.RetryID, s.data.Retry}] = s
+		started[retryKey{s.data.RetryID, s.data.Retry}] = s
 	}
 	for _, r := range x.retries {
-		s, ok := started[[2]any{r.data.RetryID, r.data.Retry}]
+		s, ok := started[retryKey{r.data.RetryID, r.data.Retry}]
 		if ok && !onTime(s.timeMs-r.timeMs, r.data.DelayMs, x.run.LateMs) {
 			v.add(s.seq, s.timeMs, "llm/retry-started #%d came %d ms after its llm/retry, not delayMs %g%s", r.data.Retry, s.timeMs-r.timeMs, r.data.DelayMs, lateText(x.run.LateMs))
 		}

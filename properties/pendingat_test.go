@@ -1,0 +1,61 @@
+package properties
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+// inboxAtPending is what pendingAt replaced: the inbox replayed with replayedInbox, fresh maps
+// and all, up to the event at seq, and its two lanes' messages counted.
+func inboxAtPending(x *index, seq int64) int {
+	b := replayedInbox{lanes: map[harness.Lane][]string{}, kinds: map[string]harness.MessageKind{}}
+	for _, e := range x.run.Log {
+		if e.Seq >= seq {
+			break
+		}
+		switch d := e.Data.(type) {
+		case harness.InboxPush:
+			b.lanes[d.Lane] = append(b.lanes[d.Lane], d.MessageID)
+			b.kinds[d.MessageID] = d.Kind
+		case harness.InboxClaim:
+			b.remove(d.Lane, d.MessageID)
+		case harness.InboxClear:
+			b.remove(d.Lane, d.MessageID)
+		}
+	}
+	return len(b.lanes[harness.LaneNextTurn]) + len(b.lanes[harness.LaneNextStep])
+}
+
+// pendingAt counts what the replayed inbox holds at every seq of logs of pushes, claims and
+// clears in both lanes and a third, of few message ids (so some repeat, some are missing),
+// between other events; calls follow one another on the same index, reusing its lanes.
+func TestPendingAtIsTheReplayedInboxsCount(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		lanes := rapid.SampledFrom([]harness.Lane{harness.LaneNextTurn, harness.LaneNextStep, "elsewhere"})
+		ids := rapid.SampledFrom([]string{"m1", "m2", "m3"})
+		n := rapid.IntRange(0, 30).Draw(t, "events")
+		var log []harness.Event
+		for i := range n {
+			var d harness.EventData
+			switch rapid.IntRange(0, 3).Draw(t, "kind") {
+			case 0:
+				d = harness.InboxPush{Lane: lanes.Draw(t, "lane"), Kind: harness.KindSteer, MessageID: ids.Draw(t, "id")}
+			case 1:
+				d = harness.InboxClaim{Turn: 1, Step: 1, Lane: lanes.Draw(t, "lane"), MessageID: ids.Draw(t, "id")}
+			case 2:
+				d = harness.InboxClear{Lane: lanes.Draw(t, "lane"), MessageID: ids.Draw(t, "id")}
+			default:
+				d = harness.StepStart{Turn: 1, Step: i}
+			}
+			log = append(log, harness.Event{Seq: int64(i + 1), Type: d.EventType(), Data: d})
+		}
+		x := newIndex(&Run{Log: log})
+		for _, seq := range rapid.SliceOf(rapid.Int64Range(0, int64(n+2))).Draw(t, "seqs") {
+			require.Equal(t, inboxAtPending(x, seq), x.pendingAt(seq), "before event %d", seq)
+		}
+	})
+}
