@@ -1,4 +1,4 @@
-package sim
+package providerdiff
 
 import (
 	"bytes"
@@ -20,6 +20,7 @@ import (
 	"github.com/turnsim/turnsim/harness/provider/openai"
 	"github.com/turnsim/turnsim/internal/faultserver"
 	"github.com/turnsim/turnsim/properties"
+	"github.com/turnsim/turnsim/sim"
 	"github.com/turnsim/turnsim/sim/sched"
 )
 
@@ -64,7 +65,7 @@ func logDiffAgent(t *testing.T, plan faults.Plan, p harness.Provider, rt harness
 	policy := plan.Policy
 	agent, err := harness.New(harness.Config{
 		Provider: p, Runtime: rt, Random: rand.New(rand.NewSource(1)), Store: store,
-		RetryPolicy: &policy, Tools: planTools(rt, newTracer(rt)), MaxParallelToolCalls: plan.MaxParallelToolCalls,
+		RetryPolicy: &policy, Tools: sim.PlanTools(rt), MaxParallelToolCalls: plan.MaxParallelToolCalls,
 	})
 	require.NoError(t, err)
 	return agent
@@ -78,7 +79,7 @@ func logDiffAgent(t *testing.T, plan faults.Plan, p harness.Provider, rt harness
 func TestProviderModelLogMatchesRealHTTP(t *testing.T) {
 	seeds, compared, events := differentialSeeds(t), 0, 0
 	for seed := int64(1); compared < seeds && seed <= int64(seeds)*20; seed++ {
-		plan, ok := shrunk(NewSchedule(seed, nil).Plan)
+		plan, ok := shrunk(sim.NewSchedule(seed, nil).Plan)
 		if !ok || len(plan.Answers) == 0 {
 			continue
 		}
@@ -87,7 +88,7 @@ func TestProviderModelLogMatchesRealHTTP(t *testing.T) {
 		s := sched.New(sched.Options{Seed: 1, MaxVirtualTime: 24 * time.Hour})
 		var simLog []harness.Event
 		report := s.Run("main", func() {
-			p := &planProvider{runtime: s, tracer: newTracer(s), plan: &plan}
+			p := sim.PlanProvider(s, plan)
 			agent := logDiffAgent(t, plan, p, s, nil)
 			_, err := agent.Followup("hi")
 			require.NoError(t, err)

@@ -1,4 +1,4 @@
-package sim
+package providerdiff
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/turnsim/turnsim/harness/provider/anthropic"
 	"github.com/turnsim/turnsim/harness/provider/openai"
 	"github.com/turnsim/turnsim/internal/faultserver"
+	"github.com/turnsim/turnsim/sim"
 	"github.com/turnsim/turnsim/sim/sched"
 )
 
@@ -64,7 +65,7 @@ func simulatedAttempts(t *testing.T, plan faults.Plan) []attemptOutcome {
 	s := sched.New(sched.Options{Seed: 1, MaxVirtualTime: 24 * time.Hour})
 	var outs []attemptOutcome
 	report := s.Run("main", func() {
-		p := &planProvider{runtime: s, tracer: newTracer(s), plan: &plan}
+		p := sim.PlanProvider(s, plan)
 		for i := range plan.Answers {
 			outs = append(outs, drainAttempt(context.Background(), p, harness.Request{Turn: 1, Step: 1, Attempt: i + 1}))
 		}
@@ -185,16 +186,16 @@ func TestProviderModelMatchesRealHTTP(t *testing.T) {
 	known := map[string]int{}
 	requests := 0
 	for seed := int64(1); seed <= int64(seeds); seed++ {
-		plan := NewSchedule(seed, nil).Plan
+		plan := sim.NewSchedule(seed, nil).Plan
 		if len(plan.Answers) == 0 {
 			continue
 		}
-		sim := simulatedAttempts(t, plan)
+		modelled := simulatedAttempts(t, plan)
 		for _, adapter := range []string{"openai", "anthropic"} {
 			real := realAttempts(t, plan, adapter)
 			for i := range plan.Answers {
 				requests++
-				switch d := compareAttempt(sim[i], real[i], plan.Answers[i]); d {
+				switch d := compareAttempt(modelled[i], real[i], plan.Answers[i]); d {
 				case "":
 				case diffEmptyFinish, diffMidStreamHeaders, diffPlainStatus:
 					known[d]++

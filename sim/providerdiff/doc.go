@@ -1,0 +1,8 @@
+// Package providerdiff checks the simulator's provider model (sim.PlanProvider) against the real
+// adapters (harness/provider/openai and harness/provider/anthropic) over loopback HTTP, through the
+// fault server: request by request, and up to the session log. It has only tests.
+//
+// The tests live here rather than in sim so that sim's test binary, built again with coverage
+// instrumentation for each of its fuzz targets and with the race detector, does not link the
+// provider SDKs, whose compilation dominated CI on an empty build cache.
+package providerdiff
