@@ -27,13 +27,19 @@ func (s Swarm) Enabled() []string {
 	return names
 }
 
+// catalogueNames is Names(), made once: DrawSwarm reads it for every seed of the default mix.
+var catalogueNames = Names()
+
 // DrawSwarm switches each allowed fault on with probability one half, at a rate drawn from
 // [0.05, 0.5]; at least one fault is always on. allowed nil means the whole catalogue.
 func DrawSwarm(rng *rand.Rand, allowed []string) Swarm {
-	ordered := make([]string, 0, len(catalogue))
-	for _, f := range catalogue {
-		if allowed == nil || slices.Contains(allowed, f.Name) {
-			ordered = append(ordered, f.Name)
+	ordered := catalogueNames // the default mix: no list to build per seed
+	if allowed != nil {
+		ordered = make([]string, 0, len(catalogue))
+		for _, f := range catalogue {
+			if slices.Contains(allowed, f.Name) {
+				ordered = append(ordered, f.Name)
+			}
 		}
 	}
 	swarm := make(Swarm, len(ordered)) // room for all: no rehashing as faults switch on
