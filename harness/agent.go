@@ -143,7 +143,11 @@ func New(cfg Config) (*Agent, error) {
 		a.tools[t.Name] = t
 		a.toolNames = append(a.toolNames, t.Name)
 	}
-	a.session = NewSession(runtime.Clock(), cfg.Store)
+	capacity := sessionEventsCap
+	if len(cfg.History) > 0 {
+		capacity = 0 // restore sizes the log to the history
+	}
+	a.session = newSession(runtime.Clock(), cfg.Store, capacity)
 	a.session.onObserverPanic = a.observerPanicked
 	if len(cfg.History) > 0 {
 		if err := a.resume(cfg.History); err != nil {

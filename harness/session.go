@@ -44,10 +44,21 @@ type Session struct {
 // NewSession returns an empty session that stamps events with clock and writes them to store
 // (nil: MemoryStore).
 func NewSession(clock Clock, store Store) *Session {
+	return newSession(clock, store, sessionEventsCap)
+}
+
+// newSession is NewSession with room for capacity events. An agent resuming from a history
+// passes 0: restore makes the log's buffer itself, sized to the history, and a buffer made here
+// would be dropped unused (1.5 KB a restart).
+func newSession(clock Clock, store Store, capacity int) *Session {
 	if store == nil {
 		store = MemoryStore{}
 	}
-	return &Session{clock: clock, store: store, events: make([]Event, 0, sessionEventsCap)}
+	s := &Session{clock: clock, store: store}
+	if capacity > 0 {
+		s.events = make([]Event, 0, capacity)
+	}
+	return s
 }
 
 // sessionEventsCap is the room a new session's log starts with: half the simulator's default-mix
@@ -170,6 +181,15 @@ func (s *Session) Events() []Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.events)
+}
+
+// AppendEvents appends the log so far to buf and returns the result: Events into a buffer the
+// caller sized, for a caller that goes on appending to its copy (the simulator's record of what
+// an incarnation acknowledged), which Events' exact-length copy would make regrow at once.
+func (s *Session) AppendEvents(buf []Event) []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append(buf, s.events...)
 }
 
 // Len returns how many events the log holds.

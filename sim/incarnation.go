@@ -153,11 +153,16 @@ func (w *world) restart(last bool) bool {
 	}
 	record := properties.Restart{AtMs: t.nowMs(), Torn: opened.Torn != nil, DurableEvents: len(opened.Events)}
 	if err == nil {
-		if repair := harness.RepairEvents(opened.Events); len(repair) > 0 {
-			record.RepairedTurn = repair[len(repair)-1].(harness.TurnEnd).Turn
-		}
 		if err = w.startIncarnation(opened.Events, log); err != nil {
 			log.Close() // the next attempt opens the log again
+			if repair := harness.RepairEvents(opened.Events); len(repair) > 0 {
+				record.RepairedTurn = repair[len(repair)-1].(harness.TurnEnd).Turn
+			}
+		} else if repaired := w.acknowledged[len(opened.Events):]; len(repaired) > 0 {
+			// The new session holds the history and then crash repair's events, which end with the
+			// turn/end of the turn they closed: read off them, not from RepairEvents, which would
+			// replay the whole log through the invariant layer a fourth time this restart.
+			record.RepairedTurn = repaired[len(repaired)-1].Data.(harness.TurnEnd).Turn
 		}
 	}
 	if err != nil && !last && errors.Is(err, errAppendRefused) {

@@ -267,12 +267,20 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 	})
 	w.agent = agent
 	if w.keepDurable {
-		w.acknowledged = agent.Session().Events() // the history and crash repair's events
+		// The history and crash repair's events, with room for the events the incarnation goes on
+		// to write: grown from empty one append at a time, the copy was reallocated six times on
+		// the way to the usual session's length.
+		session := agent.Session()
+		w.acknowledged = session.AppendEvents(make([]harness.Event, 0, session.Len()+acknowledgedRoom))
 	}
 	w.life, w.endLife = context.WithCancelCause(context.Background())
 	w.down = false
 	return nil
 }
+
+// acknowledgedRoom is the room an incarnation's record of acknowledged events starts with beyond
+// its history: the default mix's median session writes about 25 events.
+const acknowledgedRoom = 32
 
 // strategy makes the incarnation's retry strategy: the user's, or nil for the plan's policy.
 func (w *world) strategy() harness.RetryStrategy {
