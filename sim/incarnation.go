@@ -162,7 +162,11 @@ func (w *world) restart(last bool) bool {
 			// The new session holds the history and then crash repair's events, which end with the
 			// turn/end of the turn they closed: read off them, not from RepairEvents, which would
 			// replay the whole log through the invariant layer a fourth time this restart.
-			record.RepairedTurn = repaired[len(repaired)-1].Data.(harness.TurnEnd).Turn
+			end, ok := repaired[len(repaired)-1].Data.(harness.TurnEnd)
+			if !ok {
+				panic(fmt.Sprintf("sim: invariant: a resumed session's events after its history end with %s, not crash repair's turn/end", repaired[len(repaired)-1].Type))
+			}
+			record.RepairedTurn = end.Turn
 		}
 	}
 	if err != nil && !last && errors.Is(err, errAppendRefused) {
