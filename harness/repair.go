@@ -24,6 +24,13 @@ func RepairEvents(events []Event) []EventData {
 		}
 	}
 	turn, step, _ := v.OpenTurn()
+	return repairOpen(events, turn, step)
+}
+
+// repairOpen is RepairEvents for a log whose open turn and step (0: none) are known already:
+// a resumed session's invariant layer has just replayed the history, and a second replay only to
+// find them cost a restart as much again.
+func repairOpen(events []Event, turn, step int) []EventData {
 	if turn == 0 {
 		return nil
 	}

@@ -45,7 +45,8 @@ func (a *Agent) resume(history []Event) error {
 			a.inbox.push(m)
 		}
 	}
-	repair := RepairEvents(history)
+	turn, step, _ := a.session.validator.OpenTurn() // restore replayed the history through it
+	repair := repairOpen(history, turn, step)
 	for _, data := range repair {
 		if _, err := a.session.Append(data); err != nil {
 			return fmt.Errorf("harness: crash repair: %w", err)
