@@ -519,9 +519,7 @@ func (p *eventParser) nextKey(first bool) (key string, more, ok bool) {
 		return "", false, false
 	}
 	start := p.i
-	for p.i < len(p.b) && plainByte[p.b[p.i]] {
-		p.i++
-	}
+	p.i = skipPlain(p.b, p.i)
 	if p.i == len(p.b) || p.b[p.i] != '"' { // an escape, a control byte or a non-ASCII byte
 		return "", false, false
 	}
@@ -540,6 +538,17 @@ func (p *eventParser) nextKey(first bool) (key string, more, ok bool) {
 	}
 	p.space()
 	return key, true, true
+}
+
+// skipPlain is the index of the first byte from i on that is not plainByte (len(b) if none),
+// counted in locals rather than in the parser's field, which the loop would store at every byte.
+// (Eight bytes at a time, by word arithmetic, cost more than it saved: the strings are short,
+// and the function no longer inlined.)
+func skipPlain(b string, i int) int {
+	for i < len(b) && plainByte[b[i]] {
+		i++
+	}
+	return i
 }
 
 // plainByte marks the bytes a string holds as they are: ASCII, neither a control byte nor a
@@ -586,9 +595,7 @@ func (p *eventParser) string() (string, bool) {
 		return "", false
 	}
 	start, plain := p.i, true
-	for p.i < len(p.b) && plainByte[p.b[p.i]] {
-		p.i++
-	}
+	p.i = skipPlain(p.b, p.i)
 	for {
 		if p.i >= len(p.b) {
 			return "", false
@@ -761,31 +768,34 @@ func (p *eventParser) int64() (int64, bool) {
 	if p.i < len(p.b) && p.b[p.i] <= ' ' {
 		p.space()
 	}
-	start := p.i
-	neg := p.i < len(p.b) && p.b[p.i] == '-'
+	b, start := p.b, p.i
+	i := start
+	neg := i < len(b) && b[i] == '-'
 	if neg {
-		p.i++
+		i++
 	}
 	var n int64
-	if p.i < len(p.b) && '1' <= p.b[p.i] && p.b[p.i] <= '9' {
-		d0 := p.i
-		for p.i < len(p.b) && '0' <= p.b[p.i] && p.b[p.i] <= '9' {
-			n = n*10 + int64(p.b[p.i]-'0')
-			p.i++
+	switch {
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		d0 := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			n = n*10 + int64(b[i]-'0')
+			i++
 		}
-		if p.i-d0 > 18 {
+		if i-d0 > 18 {
 			return p.int64Slow(start)
 		}
-	} else if p.i < len(p.b) && p.b[p.i] == '0' {
-		p.i++
-	} else {
+	case i < len(b) && b[i] == '0':
+		i++
+	default:
 		return 0, false
 	}
-	if p.i < len(p.b) {
-		if c := p.b[p.i]; c == '.' || c == 'e' || c == 'E' {
+	if i < len(b) {
+		if c := b[i]; c == '.' || c == 'e' || c == 'E' {
 			return p.int64Slow(start) // not an integer: number checks the grammar, then refuses it
 		}
 	}
+	p.i = i
 	if neg {
 		n = -n
 	}
