@@ -98,6 +98,9 @@ func FuzzEventCodecMatchesEncodingJSON(f *testing.F) {
 	for _, line := range codecFallbackLines {
 		f.Add([]byte(line), "\xed\xa0\x80", int64(-1), math.Inf(1))
 	}
+	for _, line := range codecEdgeLines {
+		f.Add([]byte(line), "", int64(math.MinInt64), 0.0)
+	}
 	f.Add([]byte(`{"seq":1,"type":"turn/start","time":0,"data":{"turn":1}}`), "{\"a\":1}", int64(math.MaxInt64), 1e-7)
 	f.Fuzz(func(t *testing.T, line []byte, text string, number int64, delay float64) {
 		requireSameDecoding(t, line)
@@ -139,10 +142,32 @@ var codecFallbackLines = []string{
 	`{"seq":1,"type":"` + strings.Repeat("é", 3) + "\xff" + `","time":0,"data":{}}`,
 }
 
-// Every fallback spelling gets encoding/json's answer, and the lines the harness writes take the
+// codecEdgeLines sit at the edges of the fast path's own shortcuts: integers added up digit by
+// digit up to 18 digits and left to strconv beyond (the int64 limits, one past them), spacing
+// around every key that the scan checks for only after missing the byte the encoder writes, and
+// keys whose repeat check shares a bit (same length and first byte) or that are empty.
+var codecEdgeLines = []string{
+	`{"seq":999999999999999999,"type":"step/end","time":-999999999999999999,"data":{"turn":1,"step":2}}`,
+	`{"seq":9223372036854775807,"type":"step/end","time":-9223372036854775808,"data":{"turn":1,"step":2}}`,
+	`{"seq":9223372036854775808,"type":"step/end","time":0,"data":{"turn":1,"step":2}}`,
+	`{"seq":1,"type":"step/end","time":-9223372036854775809,"data":{"turn":1,"step":2}}`,
+	`{"seq":-0,"type":"step/end","time":0,"data":{"turn":-01,"step":2}}`,
+	`{"seq":1,"type":"step/end","time":0,"data":{"turn":-,"step":2}}`,
+	`{"seq":1,"type":"step/end","time":0,"data":{"turn":1.5e3,"step":2}}`,
+	`{"seq":1,"type":"step/end","time":0,"data":{"turn":1E+2,"step":2}}`,
+	`{"seq":1 ,"type" :"step/end", "time": 0 ,` + "\r\n" + `"data":{"turn" : 1 ,"step":2 } }`,
+	`{"seq":1,"type":"step/end","time":0,"data":{,"turn":1}}`,
+	`{"seq":1,"type":"step/end","time":0,"data":{"turn":1 "step":2}}`,
+	`{"seq":1,"type":"tool/call","time":0,"data":{"turn":1,"step":2,"callId":"c","name":"n","arguments":"{}","turn":3}}`,
+	`{"seq":1,"type":"tool/call","time":0,"data":{"turn":1,"step":2,"turn":1}}`,
+	`{"seq":1,"type":"tool/call","time":0,"data":{"":1}}`,
+	`{"seq":1,"type":"tool/call","time":0,"data":{"turn":1,"step":2,"callId":"c\u0041","name":"a long plain name of more than eight bytes"}}`,
+}
+
+// Every fallback spelling, and every edge of the fast path, gets encoding/json's answer, and the lines the harness writes take the
 // fast path.
 func TestEventCodecFallsBackExactly(t *testing.T) {
-	for _, line := range codecFallbackLines {
+	for _, line := range append(codecFallbackLines, codecEdgeLines...) {
 		requireSameDecoding(t, []byte(line))
 		requireSameAsUnmarshal(t, []byte(line))
 	}

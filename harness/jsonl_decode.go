@@ -435,13 +435,15 @@ func (p *eventParser) failure(f *Failure) bool {
 
 // object reads an object, handing each key to field, which reads its value; a key it does not
 // know (field returns false), or a key seen twice, ends the fast path. Keys of the harness's
-// objects are few, so a short list finds repeats.
+// objects are few, so a short list finds repeats, searched only when a cheap bit mask says the
+// key may be one.
 func (p *eventParser) object(field func(key string) bool) bool {
 	p.space()
 	if !p.consume('{') {
 		return false
 	}
 	var seen [12]string
+	var mask uint64
 	n := 0
 	for first := true; ; first = false {
 		key, more, ok := p.nextKey(first)
@@ -451,14 +453,24 @@ func (p *eventParser) object(field func(key string) bool) bool {
 		if !more {
 			return true
 		}
-		for _, k := range seen[:n] {
-			if k == key {
-				return false
+		// A key's length and first byte pick its bit: a repeat always finds its bit set, and
+		// only then (or at a collision) are the keys compared.
+		h := uint(len(key)) * 7
+		if key != "" {
+			h += uint(key[0])
+		}
+		bit := uint64(1) << (h & 63)
+		if mask&bit != 0 {
+			for _, k := range seen[:n] {
+				if k == key {
+					return false
+				}
 			}
 		}
 		if n == len(seen) {
 			return false
 		}
+		mask |= bit
 		seen[n] = key
 		n++
 		if !field(key) {
@@ -474,38 +486,80 @@ func (p *eventParser) open() bool {
 }
 
 // nextKey reads `"key":` (after a comma unless first), or reports the end of the object (more
-// false). A key is taken only as plain bytes, without escapes, so that it matches exactly.
+// false). A key is taken only as plain bytes, without escapes, so that it matches exactly. The
+// encoder writes no spacing, so the checks for it come after the byte it usually finds.
 func (p *eventParser) nextKey(first bool) (key string, more, ok bool) {
-	p.space()
-	if p.consume('}') {
-		return "", false, true
+	if p.i < len(p.b) && p.b[p.i] > ' ' {
+		// no spacing before: the usual case
+	} else {
+		p.space()
 	}
-	if !first && !p.consume(',') {
+	if p.i >= len(p.b) {
 		return "", false, false
 	}
-	p.space()
+	switch p.b[p.i] {
+	case '}':
+		p.i++
+		return "", false, true
+	case ',':
+		if first {
+			return "", false, false
+		}
+		p.i++
+		if p.i < len(p.b) && p.b[p.i] == '"' {
+			break
+		}
+		p.space()
+	default:
+		if !first {
+			return "", false, false
+		}
+	}
 	if !p.consume('"') {
 		return "", false, false
 	}
 	start := p.i
-	for p.i < len(p.b) && p.b[p.i] != '"' {
-		if c := p.b[p.i]; c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
-			return "", false, false
-		}
-		p.i++
-	}
-	if p.i == len(p.b) {
+	p.i = skipPlain(p.b, p.i)
+	if p.i == len(p.b) || p.b[p.i] != '"' { // an escape, a control byte or a non-ASCII byte
 		return "", false, false
 	}
 	key = p.b[start:p.i]
 	p.i++
-	p.space()
-	if !p.consume(':') {
-		return "", false, false
+	if p.i < len(p.b) && p.b[p.i] == ':' {
+		p.i++
+	} else {
+		p.space()
+		if !p.consume(':') {
+			return "", false, false
+		}
+	}
+	if p.i < len(p.b) && p.b[p.i] > ' ' {
+		return key, true, true
 	}
 	p.space()
 	return key, true, true
 }
+
+// skipPlain is the index of the first byte from i on that is not plainByte (len(b) if none),
+// counted in locals rather than in the parser's field, which the loop would store at every byte.
+// (Eight bytes at a time, by word arithmetic, cost more than it saved: the strings are short,
+// and the function no longer inlined.)
+func skipPlain(b string, i int) int {
+	for i < len(b) && plainByte[b[i]] {
+		i++
+	}
+	return i
+}
+
+// plainByte marks the bytes a string holds as they are: ASCII, neither a control byte nor a
+// quote nor a backslash. A string of only these is its own value, so the scan for its end is one
+// table load and compare per byte.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func (p *eventParser) space() {
 	for p.i < len(p.b) {
@@ -541,6 +595,7 @@ func (p *eventParser) string() (string, bool) {
 		return "", false
 	}
 	start, plain := p.i, true
+	p.i = skipPlain(p.b, p.i)
 	for {
 		if p.i >= len(p.b) {
 			return "", false
@@ -706,7 +761,50 @@ func (p *eventParser) digits() int {
 	return p.i - start
 }
 
+// int64 reads an integer. A literal of at most 18 digits, which cannot overflow, is added up as
+// it is read; anything else (a longer literal, a fraction, an exponent) goes through number and
+// strconv, whose answers (and range errors, which end the fast path) are encoding/json's.
 func (p *eventParser) int64() (int64, bool) {
+	if p.i < len(p.b) && p.b[p.i] <= ' ' {
+		p.space()
+	}
+	b, start := p.b, p.i
+	i := start
+	neg := i < len(b) && b[i] == '-'
+	if neg {
+		i++
+	}
+	var n int64
+	switch {
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		d0 := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			n = n*10 + int64(b[i]-'0')
+			i++
+		}
+		if i-d0 > 18 {
+			return p.int64Slow(start)
+		}
+	case i < len(b) && b[i] == '0':
+		i++
+	default:
+		return 0, false
+	}
+	if i < len(b) {
+		if c := b[i]; c == '.' || c == 'e' || c == 'E' {
+			return p.int64Slow(start) // not an integer: number checks the grammar, then refuses it
+		}
+	}
+	p.i = i
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// int64Slow rereads from start the literal int64 could not add up by itself.
+func (p *eventParser) int64Slow(start int) (int64, bool) {
+	p.i = start
 	literal, integer, ok := p.number()
 	if !ok || !integer {
 		return 0, false
@@ -715,7 +813,14 @@ func (p *eventParser) int64() (int64, bool) {
 	return n, err == nil
 }
 
+// intInto reads an int (64 bits wide, as on every platform the harness runs on; on a 32-bit one
+// the range check is strconv's, as encoding/json's is).
 func (p *eventParser) intInto(out *int) bool {
+	if strconv.IntSize == 64 {
+		n, ok := p.int64()
+		*out = int(n)
+		return ok
+	}
 	literal, integer, ok := p.number()
 	if !ok || !integer {
 		return false
