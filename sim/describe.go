@@ -90,3 +90,19 @@ func Timeline(events []harness.Event, startMs int64) string {
 func formatOffset(ms int64) string {
 	return fmt.Sprintf("%.3fs", (time.Duration(ms) * time.Millisecond).Seconds())
 }
+
+// Story renders a log as the story of its run: each event as Describe gives it, with the jittered
+// delay of llm/retry lines left out. Two runs of one schedule on runtimes whose clocks differ (the
+// scheduler's and the production runtime's, the simulator's provider model and a real HTTP
+// provider) tell the same story when they behave alike, whatever their times and jitter.
+func Story(events []harness.Event) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		l := Describe(e)
+		if j := strings.Index(l, " delay="); j >= 0 {
+			l = l[:j]
+		}
+		out[i] = l
+	}
+	return out
+}

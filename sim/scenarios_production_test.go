@@ -3,7 +3,6 @@ package sim
 import (
 	"bytes"
 	"context"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,27 +13,6 @@ import (
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/properties"
 )
-
-// describeAll renders events without their times: real time is not reproducible, the story is.
-func describeAll(events []harness.Event) []string {
-	out := make([]string, len(events))
-	for i, e := range events {
-		out[i] = Describe(e)
-	}
-	return out
-}
-
-// withoutDelays blanks the jittered delay of llm/retry lines, which differ between seeds.
-func withoutDelays(lines []string) []string {
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		if j := strings.Index(l, " delay="); j >= 0 {
-			l = l[:j]
-		}
-		out[i] = l
-	}
-	return out
-}
 
 // storyMargin is the lateness under which a scenario's story is determined: each scenario's
 // scale leaves every race in it at least 10 ms of margin, and either side of a race may be late,
@@ -134,7 +112,7 @@ func TestScenariosOnTheProductionRuntime(t *testing.T) {
 				t.Logf("the machine ran %v late (margin %v): the story's races were not determined, so only what must hold was checked", late, storyMargin)
 				return
 			}
-			assert.Equal(t, withoutDelays(describeAll(simulated.Events)), withoutDelays(describeAll(real.Events)))
+			assert.Equal(t, Story(simulated.Events), Story(real.Events))
 			assert.Equal(t, len(simulated.AgentErrors), len(real.AgentErrors))
 			assert.Equal(t, len(simulated.ActionErrors), len(real.ActionErrors))
 		})
