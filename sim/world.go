@@ -155,16 +155,16 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 		LivenessBoundMs:      livenessBoundMs,
 	}, w.user.Properties)
 	exercised := 0
-	for _, name := range faultNames {
-		if t.exercised[name] > 0 {
+	for _, n := range t.exercised {
+		if n > 0 {
 			exercised++
 		}
 	}
 	if exercised > 0 {
 		out.Exercised = make([]string, 0, exercised) // one allocation, not one per doubling
-		for _, name := range faultNames {
-			if t.exercised[name] > 0 {
-				out.Exercised = append(out.Exercised, name)
+		for i, n := range t.exercised {
+			if n > 0 {
+				out.Exercised = append(out.Exercised, faultNames[i])
 			}
 		}
 	}
@@ -186,8 +186,18 @@ func (w *world) readBack() *properties.ReadBack {
 	return &properties.ReadBack{Bytes: w.opened.Content(), Events: w.opened.Events}
 }
 
-// faultNames is the fault catalogue's names, in its order (faults.Names, once).
-var faultNames = faults.Names()
+// faultNames is the fault catalogue's names, in its order (faults.Names, once), and faultIndex
+// each name's place in it.
+var (
+	faultNames = faults.Names()
+	faultIndex = func() map[string]int {
+		index := make(map[string]int, len(faultNames))
+		for i, name := range faultNames {
+			index[name] = i
+		}
+		return index
+	}()
+)
 
 // jsonlSize is room for a log's JSON Lines: a little more than the usual, so that it grows
 // rarely.
