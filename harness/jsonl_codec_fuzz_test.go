@@ -145,7 +145,7 @@ var codecFallbackLines = []string{
 // codecEdgeLines sit at the edges of the fast path's own shortcuts: integers added up digit by
 // digit up to 18 digits and left to strconv beyond (the int64 limits, one past them), spacing
 // around every key that the scan checks for only after missing the byte the encoder writes, and
-// keys whose repeat check shares a bit (same length and first byte) or that are empty.
+// repeated keys (alike in length and first byte, or not) and empty ones.
 var codecEdgeLines = []string{
 	`{"seq":999999999999999999,"type":"step/end","time":-999999999999999999,"data":{"turn":1,"step":2}}`,
 	`{"seq":9223372036854775807,"type":"step/end","time":-9223372036854775808,"data":{"turn":1,"step":2}}`,
@@ -164,8 +164,8 @@ var codecEdgeLines = []string{
 	`{"seq":1,"type":"tool/call","time":0,"data":{"turn":1,"step":2,"callId":"c\u0041","name":"a long plain name of more than eight bytes"}}`,
 }
 
-// Every fallback spelling, and every edge of the fast path, gets encoding/json's answer, and the lines the harness writes take the
-// fast path.
+// Every fallback spelling, and every edge of the fast path, gets encoding/json's answer, and the
+// lines the harness writes take the fast path.
 func TestEventCodecFallsBackExactly(t *testing.T) {
 	for _, line := range append(codecFallbackLines, codecEdgeLines...) {
 		requireSameDecoding(t, []byte(line))

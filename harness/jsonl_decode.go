@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -435,15 +436,13 @@ func (p *eventParser) failure(f *Failure) bool {
 
 // object reads an object, handing each key to field, which reads its value; a key it does not
 // know (field returns false), or a key seen twice, ends the fast path. Keys of the harness's
-// objects are few, so a short list finds repeats, searched only when a cheap bit mask says the
-// key may be one.
+// objects are few, so a short list finds repeats.
 func (p *eventParser) object(field func(key string) bool) bool {
 	p.space()
 	if !p.consume('{') {
 		return false
 	}
 	var seen [12]string
-	var mask uint64
 	n := 0
 	for first := true; ; first = false {
 		key, more, ok := p.nextKey(first)
@@ -453,24 +452,12 @@ func (p *eventParser) object(field func(key string) bool) bool {
 		if !more {
 			return true
 		}
-		// A key's length and first byte pick its bit: a repeat always finds its bit set, and
-		// only then (or at a collision) are the keys compared.
-		h := uint(len(key)) * 7
-		if key != "" {
-			h += uint(key[0])
-		}
-		bit := uint64(1) << (h & 63)
-		if mask&bit != 0 {
-			for _, k := range seen[:n] {
-				if k == key {
-					return false
-				}
-			}
+		if slices.Contains(seen[:n], key) {
+			return false
 		}
 		if n == len(seen) {
 			return false
 		}
-		mask |= bit
 		seen[n] = key
 		n++
 		if !field(key) {
@@ -489,9 +476,7 @@ func (p *eventParser) open() bool {
 // false). A key is taken only as plain bytes, without escapes, so that it matches exactly. The
 // encoder writes no spacing, so the checks for it come after the byte it usually finds.
 func (p *eventParser) nextKey(first bool) (key string, more, ok bool) {
-	if p.i < len(p.b) && p.b[p.i] > ' ' {
-		// no spacing before: the usual case
-	} else {
+	if p.i >= len(p.b) || p.b[p.i] <= ' ' { // spacing: never the encoder's, so looked for second
 		p.space()
 	}
 	if p.i >= len(p.b) {
@@ -533,10 +518,9 @@ func (p *eventParser) nextKey(first bool) (key string, more, ok bool) {
 			return "", false, false
 		}
 	}
-	if p.i < len(p.b) && p.b[p.i] > ' ' {
-		return key, true, true
+	if p.i >= len(p.b) || p.b[p.i] <= ' ' {
+		p.space()
 	}
-	p.space()
 	return key, true, true
 }
 
