@@ -5,9 +5,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.uber.org/goleak"
-
-	"github.com/turnsim/turnsim/sim/sched"
 
 	"github.com/turnsim/turnsim/faults"
 )
@@ -16,7 +13,7 @@ import (
 // through the store's own torn-tail cut, and when the run is over the simulated disk holds,
 // byte for byte, the JSON Lines of the session's log.
 func TestTheWorldRunsTheRealFileStoreThroughATornWrite(t *testing.T) {
-	defer func() { sched.ReleaseIdle(); goleak.VerifyNone(t) }() // idle task goroutines end now, not at the next sweep
+	noLeaks(t)
 	for seed := int64(1); seed <= 500; seed++ {
 		w, out := runWorld(NewSchedule(seed, []string{faults.TornWrite}), Agent{})
 		torn := false
@@ -43,7 +40,7 @@ func TestTheWorldRunsTheRealFileStoreThroughATornWrite(t *testing.T) {
 // point finds nothing unsynced; inside an append it takes the part of the line written. Either
 // way no acknowledged event is lost.
 func TestAPowerLossTakesOnlyWhatNoAppendReturnedFor(t *testing.T) {
-	defer func() { sched.ReleaseIdle(); goleak.VerifyNone(t) }() // idle task goroutines end now, not at the next sweep
+	noLeaks(t)
 	atPoint, inAppendDropped := 0, 0
 	for seed := int64(1); seed <= 300; seed++ {
 		// power losses among enough work (sends, tool calls, slow streams) that an armed loss

@@ -67,7 +67,7 @@ func herdLogsKeepTheProperties(t *testing.T, r Result, s harness.RetryStrategy) 
 
 // Every zoo strategy, in a capacity-limited world with an outage, keeps the properties.
 func TestHerdEveryZooStrategyKeepsThePropertiesUnderContention(t *testing.T) {
-	defer func() { sched.ReleaseIdle(); goleak.VerifyNone(t) }() // idle task goroutines end now, not at the next sweep
+	noLeaks(t)
 	model := DefaultCapacityModel()
 	model.Outage = OutageWindow{FromMs: 1500, ToMs: 3000}
 	for _, name := range zoo.Names() {
@@ -241,7 +241,7 @@ func TestHerdValidate(t *testing.T) {
 // A policy that never stops retrying into an endless outage meets the request limit: the run
 // ends with a finding, every task unwound.
 func TestHerdRequestLimit(t *testing.T) {
-	defer func() { sched.ReleaseIdle(); goleak.VerifyNone(t) }() // idle task goroutines end now, not at the next sweep
+	noLeaks(t)
 	model := DefaultCapacityModel()
 	model.Outage = OutageWindow{FromMs: 0, ToMs: 1e12}
 	r := Run(Options{Agents: 20, Seed: 1, Provider: model, MaxRequests: 500, Strategy: zooStrategy(t, "none", `{"always": true}`)})
@@ -273,4 +273,11 @@ func BenchmarkHerd(b *testing.B) {
 			}
 		})
 	}
+}
+
+// noLeaks checks, when the test ends, that it left no goroutine behind. Idle task goroutines,
+// kept for a later run, end first (sched.ReleaseIdle): a leak check cannot wait for their sweep.
+func noLeaks(t *testing.T) {
+	t.Helper()
+	t.Cleanup(func() { sched.ReleaseIdle(); goleak.VerifyNone(t) })
 }

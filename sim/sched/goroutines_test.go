@@ -35,15 +35,11 @@ func parkedWorker(t *testing.T) (*worker, chan struct{}) {
 // a loaded machine the sweep's timer may fire late.
 func waitEnded(t *testing.T, ended chan struct{}) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
-		select {
-		case <-ended:
-			return
-		default:
-			time.Sleep(time.Millisecond)
-		}
+	select {
+	case <-ended:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the idle goroutine is still alive after 30 s")
 	}
-	t.Fatal("the idle goroutine is still alive after 30 s")
 }
 
 // An idle task coroutine does not outlive the runs that could take it: with none to take it, the
