@@ -40,9 +40,9 @@ package sched
 // cannot be detected and would corrupt the run (such a goroutine also escapes the scheduler's
 // control entirely, which is why the harness starts goroutines only through Runtime.Go). Contexts
 // passed to the primitives must be cancelled by tasks, not by wall-clock deadlines
-// (context.WithTimeout), or the run stops being reproducible. A task must not lock its goroutine to its thread
-// (runtime.LockOSThread) and then park in a primitive: the runtime cannot switch a locked
-// coroutine from another thread, and throws (a fatal error, not a panic).
+// (context.WithTimeout), or the run stops being reproducible. A task must not lock its goroutine
+// to its thread (runtime.LockOSThread) and then park in a primitive: the runtime cannot switch a
+// locked coroutine from another thread, and throws (a fatal error, not a panic).
 
 import (
 	"fmt"
