@@ -165,7 +165,7 @@ func New(cfg Config) (*Agent, error) {
 		a.watchers = append(a.watchers, cfg.OnError)
 	}
 	a.waterfall = waterfall{
-		handlers: append(append(make([]RequestErrorHandler, 0, 1+len(cfg.Handlers)), a.retry), cfg.Handlers...),
+		handlers: slices.Concat([]RequestErrorHandler{a.retry}, cfg.Handlers),
 		report:   a.emitError,
 	}
 	return a, nil
