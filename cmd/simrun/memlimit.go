@@ -32,9 +32,9 @@ func memoryLimit(workers int, userLimit string) (int64, bool) {
 	return memoryLimitBase + int64(workers)*memoryLimitPerWorker, true
 }
 
-// setMemoryLimit sets memoryLimit's limit and, unless the user chose one, GOGC=400 for this
+// tuneCollector sets memoryLimit's limit and, unless the user chose one, GOGC=400 for this
 // process.
-func setMemoryLimit(workers int) {
+func tuneCollector(workers int) {
 	limit, ok := memoryLimit(workers, os.Getenv("GOMEMLIMIT"))
 	if !ok {
 		return

@@ -134,7 +134,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	progress := newProgress(stderr, mode)
 	opts.ProgressFailing = func(done, total, failing int) { progress.update(done, total, failing) }
-	setMemoryLimit(opts.Workers)
+	tuneCollector(opts.Workers)
 	summary := sim.RunSeeds(opts)
 	progress.finish()
 	report := runReport{Summary: summary, DeterminismChecked: *determinism}
