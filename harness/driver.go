@@ -69,6 +69,21 @@ func (a *Agent) disposedCauseLocked() bool {
 // decision to stop is taken under the same lock as a send's wake, so no message can arrive
 // unseen between the last look at the inbox and the return to idle.
 func (a *Agent) drive() {
+	inTurn := false // runTurn runs unlocked; a runtime.Goexit (or a panic) in it skips the rest
+	defer func() {
+		if inTurn {
+			// The turn settled (runTurn's deferred turn/end); the phase ends as after any turn
+			// that stops the loop, so that the agent goes idle and WhenIdle returns. Not when the
+			// loop itself panicked holding the lock: that is a harness bug, and must surface.
+			a.mu.Lock()
+			a.lastTurn = a.session.lastTurn() // its turn/start, if written, counts
+			replay := a.endPhaseLocked()
+			a.mu.Unlock()
+			if replay {
+				a.runtime.Go("driver", a.drive)
+			}
+		}
+	}()
 	a.mu.Lock()
 	for !a.disposed && a.phaseCtx.Err() == nil && a.inbox.hasPending() {
 		turn := a.lastTurn + 1
@@ -77,7 +92,9 @@ func (a *Agent) drive() {
 		ctx := a.phaseCtx
 		a.mu.Unlock()
 
+		inTurn = true
 		opened, err := a.runTurn(ctx, turn)
+		inTurn = false
 
 		a.mu.Lock()
 		if opened {

@@ -199,6 +199,14 @@ func (s *Session) Len() int {
 	return len(s.events)
 }
 
+// lastTurn is the number of the last turn the log started (0 if none).
+func (s *Session) lastTurn() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, _, last := s.validator.OpenTurn()
+	return last
+}
+
 // Chain returns a retry chain's state as the log records it.
 func (s *Session) Chain(key ChainKey) (ChainState, bool) {
 	s.mu.Lock()

@@ -138,39 +138,51 @@ func (x *toolExecutor) dispatch(index int, done Queue) error {
 	tool, known := a.tools[call.Name]
 	ctx, turn, step := x.ctx, x.turn, x.step
 	a.runtime.Go("tool "+call.CallID, func() {
-		result := runTool(ctx, tool, known, call)
-		result.Turn, result.Step = turn, step
-		a.mu.Lock()
-		a.toolsInFlight--
-		a.notifyIdleLocked()
-		a.mu.Unlock()
-		done.Put(toolDone{index: index, result: result})
+		var result ToolResult
+		// Deferred, so that a tool ending its goroutine by runtime.Goexit (a t.FailNow in a
+		// test's tool) still hands in its result: the executor waits for every started call.
+		defer func() {
+			result.Turn, result.Step = turn, step
+			a.mu.Lock()
+			a.toolsInFlight--
+			a.notifyIdleLocked()
+			a.mu.Unlock()
+			done.Put(toolDone{index: index, result: result})
+		}()
+		runTool(ctx, tool, known, call, &result)
 	})
 	return nil
 }
 
-// runTool runs one call and turns its outcome into a result: an unknown name is TOOL_NOT_FOUND,
-// a panic TOOL_PANIC with the panic text, an error an error result.
-func runTool(ctx context.Context, tool Tool, known bool, call Block) (result ToolResult) {
-	result.CallID = call.CallID
+// runTool runs one call and leaves its outcome in *out as a result: an unknown name is
+// TOOL_NOT_FOUND, a panic TOOL_PANIC with the panic text, an error an error result. A tool that
+// ends the goroutine by runtime.Goexit never returns, and nothing can stop its goroutine from
+// ending; it is a TOOL_PANIC too, left in *out for the caller's deferred hand-in.
+func runTool(ctx context.Context, tool Tool, known bool, call Block, out *ToolResult) {
+	*out = ToolResult{CallID: call.CallID}
 	if !known {
-		return errorResult(result, ToolError{Name: "ToolNotFound", Code: CodeToolNotFound, Message: fmt.Sprintf("no tool named %q", call.Name)})
+		*out = errorResult(*out, ToolError{Name: "ToolNotFound", Code: CodeToolNotFound, Message: fmt.Sprintf("no tool named %q", call.Name)})
+		return
 	}
+	returned := false
 	defer func() {
 		if r := recover(); r != nil {
-			result = errorResult(result, ToolError{Name: "ToolPanic", Code: CodeToolPanic, Message: fmt.Sprintf("tool %q panicked: %v", call.Name, r)})
+			*out = errorResult(*out, ToolError{Name: "ToolPanic", Code: CodeToolPanic, Message: fmt.Sprintf("tool %q panicked: %v", call.Name, r)})
+		} else if !returned {
+			*out = errorResult(*out, ToolError{Name: "ToolPanic", Code: CodeToolPanic, Message: fmt.Sprintf("tool %q exited its goroutine (runtime.Goexit) without returning", call.Name)})
 		}
 	}()
 	content, err := tool.Run(ctx, call.Arguments)
-	if err != nil {
-		var tf *ToolFailure
-		if errors.As(err, &tf) && tf.Code != "" {
-			return errorResult(result, ToolError{Name: tf.Name, Code: tf.Code, Message: tf.Message})
-		}
-		return errorResult(result, ToolError{Name: "ToolError", Code: CodeToolError, Message: ErrorChain(err)})
+	returned = true
+	var tf *ToolFailure
+	switch {
+	case err == nil:
+		out.Content = content
+	case errors.As(err, &tf) && tf.Code != "":
+		*out = errorResult(*out, ToolError{Name: tf.Name, Code: tf.Code, Message: tf.Message})
+	default:
+		*out = errorResult(*out, ToolError{Name: "ToolError", Code: CodeToolError, Message: ErrorChain(err)})
 	}
-	result.Content = content
-	return result
 }
 
 func errorResult(r ToolResult, e ToolError) ToolResult {

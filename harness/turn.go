@@ -35,6 +35,13 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		if panicked != nil {
 			ends = a.failedTurn(ctx, turn, current, fmt.Errorf("panic: %v", panicked))
 		}
+		if ends == nil {
+			// Neither finished nor failed nor panicked: the goroutine is ending by
+			// runtime.Goexit (a t.FailNow in a test's provider or tool, or the simulator killing
+			// a crashed process, whose disk takes no more writes). The turn still settles, as
+			// failed, like a panic.
+			ends = a.failedTurn(ctx, turn, current, errGoexit)
+		}
 		if appendErr := a.writeTurnEnd(ctx, turn, ends); appendErr != nil {
 			a.emitError(AgentError{Turn: turn, Source: "turn/end", Err: appendErr})
 			err = &turnEndError{err: appendErr}
@@ -65,6 +72,9 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		}
 	}
 }
+
+// errGoexit is the failure of a turn whose goroutine ended by runtime.Goexit.
+var errGoexit = errors.New("harness: the turn's goroutine exited (runtime.Goexit) before the turn ended")
 
 // failedTurn classifies the error a turn ended with. A cancellation wins over whatever error it
 // caused; every other error is reported to watchers as agent/error.
