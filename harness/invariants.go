@@ -49,11 +49,6 @@ type ChainState struct {
 	FirstMs  int64
 }
 
-type startedKey struct {
-	retryID string
-	retry   int
-}
-
 // Validator is the invariant layer: it holds just enough state, derived from the events it
 // accepted, to judge the next one. The session runs every append through it; the simulator and
 // `simrun check` replay whole logs through a fresh one. It is not safe for concurrent use.
@@ -63,34 +58,22 @@ type Validator struct {
 	turnOpen bool
 	lastStep int
 	stepOpen bool
-	// calls holds the open step's callIds: false once called, true once a result is in.
-	// The zero Validator makes these maps on the first event that writes to one (reading a nil
-	// map finds nothing, and clear and delete on it do nothing): a log without tool calls or
-	// retries never needs them. NewValidator makes them up front instead: a caller whose
-	// validator stays on its stack (ValidateLog, RepairEvents) then gets them there, with no heap
-	// allocation at all, where a lazy map is made on the heap.
-	calls       map[string]bool
-	chains      map[ChainKey]ChainState
-	retryOwners map[string]ChainKey
+	// calls holds the open step's callIds, chains its retry chains (see invariants_state.go).
+	calls  stepCalls
+	chains stepChains
+	// retryOwners holds every chain's retryId: a new chain must not reuse one.
+	retryOwners retryIDs
 	// awaitingStart holds llm/retry events not yet paired with their llm/retry-started.
-	awaitingStart map[startedKey]StepStart
+	awaitingStart awaitingStarts
 }
 
 // NewValidator returns the invariant layer for an empty log. The zero Validator is one too.
-func NewValidator() *Validator {
-	return &Validator{
-		calls:         map[string]bool{},
-		chains:        map[ChainKey]ChainState{},
-		retryOwners:   map[string]ChainKey{},
-		awaitingStart: map[startedKey]StepStart{},
-	}
-}
+func NewValidator() *Validator { return &Validator{} }
 
 // Chain returns the state of a retry chain, read from the accepted events: the llm-retry plugin's
 // memory of a chain is the log, never a counter of its own.
 func (v *Validator) Chain(key ChainKey) (ChainState, bool) {
-	s, ok := v.chains[key]
-	return s, ok
+	return v.chains.find(key)
 }
 
 // OpenTurn returns the open turn and step (0 when none), and the last turn number used.
@@ -184,7 +167,7 @@ func (v *Validator) Check(e Event) error {
 		if d.CallID == "" || d.Name == "" {
 			return refuse(RuleData, "tool/call needs a callId and a name")
 		}
-		if _, seen := v.calls[d.CallID]; seen {
+		if _, seen := v.calls.find(d.CallID); seen {
 			return refuse(RuleToolPairing, "callId %q is called twice in step %d", d.CallID, d.Step)
 		}
 	case ToolResult:
@@ -201,7 +184,7 @@ func (v *Validator) Check(e Event) error {
 		if err := v.checkScope(refuse, d.Turn, d.Step); err != nil {
 			return err
 		}
-		if at, ok := v.awaitingStart[startedKey{d.RetryID, d.Retry}]; !ok || at.Turn != d.Turn || at.Step != d.Step {
+		if at, ok := v.awaitingStart.find(d.RetryID, d.Retry); !ok || at.Turn != d.Turn || at.Step != d.Step {
 			return refuse(RuleRetryStarted, "no unstarted llm/retry with retryId %q and retry %d in turn %d step %d", d.RetryID, d.Retry, d.Turn, d.Step)
 		}
 	default:
@@ -274,7 +257,7 @@ func (v *Validator) checkToolResult(refuse refuseFunc, d ToolResult) error {
 	if d.Error != nil && !d.IsError {
 		return refuse(RuleData, "tool/result carries an error but isError is false")
 	}
-	resulted, called := v.calls[d.CallID]
+	resulted, called := v.calls.find(d.CallID)
 	switch {
 	case !called && d.Error != nil && d.Error.Code == CodeToolNotStarted:
 		return nil // crash repair: the call was asked for but never dispatched
@@ -318,7 +301,7 @@ func (v *Validator) checkRetry(refuse refuseFunc, d LlmRetry) error {
 		return refuse(RuleRetryFields, "mode %q is not normal or always", string(d.Mode))
 	}
 	key := ChainKey{d.Turn, d.Step, d.Provider, d.PolicyKey}
-	prior, continuing := v.chains[key]
+	prior, continuing := v.chains.find(key)
 	if continuing {
 		if d.RetryID != prior.RetryID {
 			return refuse(RuleRetryChain, "retryId %q differs from its chain's %q", d.RetryID, prior.RetryID)
@@ -328,7 +311,7 @@ func (v *Validator) checkRetry(refuse refuseFunc, d LlmRetry) error {
 		}
 		return nil
 	}
-	if _, owned := v.retryOwners[d.RetryID]; owned {
+	if v.retryOwners.has(d.RetryID) {
 		return refuse(RuleRetryChain, "retryId %q is already owned by another chain", d.RetryID)
 	}
 	if d.Retry != 1 {
@@ -348,25 +331,18 @@ func (v *Validator) apply(e Event) {
 	case StepStart:
 		v.lastStep, v.stepOpen = d.Step, true
 		clear(v.calls)
+		v.calls = v.calls[:0]
 		clear(v.chains) // a chain never outlives its step; retryOwners keeps the ids unique
+		v.chains = v.chains[:0]
 	case StepEnd:
 		v.stepOpen = false
 	case ToolCall:
-		if v.calls == nil {
-			v.calls = map[string]bool{}
-		}
-		v.calls[d.CallID] = false
+		v.calls.set(d.CallID, false)
 	case ToolResult:
-		if v.calls == nil {
-			v.calls = map[string]bool{}
-		}
-		v.calls[d.CallID] = true
+		v.calls.set(d.CallID, true)
 	case LlmRetry:
-		if v.chains == nil {
-			v.chains, v.retryOwners, v.awaitingStart = map[ChainKey]ChainState{}, map[string]ChainKey{}, map[startedKey]StepStart{}
-		}
 		key := ChainKey{d.Turn, d.Step, d.Provider, d.PolicyKey}
-		prior, continuing := v.chains[key]
+		prior, continuing := v.chains.find(key)
 		state := ChainState{RetryID: d.RetryID, Retry: d.Retry, FirstMs: e.Time}
 		if continuing {
 			state.FirstMs = prior.FirstMs
@@ -374,11 +350,11 @@ func (v *Validator) apply(e Event) {
 		} else {
 			state.DelaysMs = []float64{d.DelayMs}
 		}
-		v.chains[key] = state
-		v.retryOwners[d.RetryID] = key
-		v.awaitingStart[startedKey{d.RetryID, d.Retry}] = StepStart{Turn: d.Turn, Step: d.Step}
+		v.chains.set(key, state)
+		v.retryOwners.add(d.RetryID)
+		v.awaitingStart.set(d.RetryID, d.Retry, StepStart{Turn: d.Turn, Step: d.Step})
 	case LlmRetryStarted:
-		delete(v.awaitingStart, startedKey{d.RetryID, d.Retry})
+		v.awaitingStart.remove(d.RetryID, d.Retry)
 	}
 }
 

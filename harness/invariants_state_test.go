@@ -1,0 +1,63 @@
+package harness
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// retryIDs answers the same whether it searches its list or, past retryIDsSmall ids, its map.
+func TestRetryIDsAcrossTheSwitchToAMap(t *testing.T) {
+	var r retryIDs
+	for i := range 3 * retryIDsSmall {
+		id := fmt.Sprintf("r%d", i)
+		assert.False(t, r.has(id), "%s before it is added", id)
+		r.add(id)
+		r.add(id) // twice: still one id
+		for j := 0; j <= i; j++ {
+			assert.True(t, r.has(fmt.Sprintf("r%d", j)), "r%d after %d ids", j, i+1)
+		}
+		assert.False(t, r.has(fmt.Sprintf("r%d", i+1)))
+	}
+	assert.NotNil(t, r.index)
+	assert.Len(t, r.index, 3*retryIDsSmall)
+}
+
+// A step's calls and chains, and the retries awaiting their start, are found by key and updated
+// in place, and a removed retry is gone while the others stay.
+func TestStepStateSlices(t *testing.T) {
+	var calls stepCalls
+	calls.set("a", false)
+	calls.set("b", false)
+	calls.set("a", true)
+	resulted, seen := calls.find("a")
+	assert.True(t, resulted && seen)
+	resulted, seen = calls.find("b")
+	assert.True(t, seen)
+	assert.False(t, resulted)
+	_, seen = calls.find("c")
+	assert.False(t, seen)
+	assert.Len(t, calls, 2)
+
+	var chains stepChains
+	k1, k2 := ChainKey{1, 1, "p", "k"}, ChainKey{1, 1, "p", "other"}
+	chains.set(k1, ChainState{RetryID: "x", Retry: 1})
+	chains.set(k2, ChainState{RetryID: "y", Retry: 1})
+	chains.set(k1, ChainState{RetryID: "x", Retry: 2})
+	s, ok := chains.find(k1)
+	assert.True(t, ok)
+	assert.Equal(t, 2, s.Retry)
+	_, ok = chains.find(ChainKey{1, 2, "p", "k"})
+	assert.False(t, ok)
+
+	var a awaitingStarts
+	a.set("x", 1, StepStart{Turn: 1, Step: 1})
+	a.set("y", 1, StepStart{Turn: 1, Step: 2})
+	a.remove("x", 1)
+	_, ok = a.find("x", 1)
+	assert.False(t, ok)
+	at, ok := a.find("y", 1)
+	assert.True(t, ok)
+	assert.Equal(t, 2, at.Step)
+}
