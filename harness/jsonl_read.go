@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"strings"
+	"unsafe"
 )
 
 // DecodeJSONL is ReadJSONL(bytes.NewReader(data)) for a log already in memory: the same events,
@@ -11,14 +12,27 @@ import (
 // the lines first; ReadJSONL copies each line into its scanner's buffer and each again to decode
 // it. Anything out of the ordinary (a last line without its newline, a carriage return, a blank
 // or very long line, a line that does not decode) is left to ReadJSONL, whose answer it is.
-func DecodeJSONL(data []byte) ([]Event, error) {
+func DecodeJSONL(data []byte) ([]Event, error) { return decodeJSONL(data, false) }
+
+// DecodeJSONLShared is DecodeJSONL without copying the log's text: the events' strings are
+// substrings of data itself. It is for a caller that owns data and never changes it while the
+// events are in use (a file store's own read buffer, a property that compares the events and
+// drops them); a change to data would change the events' strings under them.
+func DecodeJSONLShared(data []byte) ([]Event, error) { return decodeJSONL(data, true) }
+
+func decodeJSONL(data []byte, shared bool) ([]Event, error) {
 	if len(data) == 0 {
 		return nil, nil // ReadJSONL's answer, without its 4 KB line buffer (a reopen that gained nothing)
 	}
 	if data[len(data)-1] != '\n' {
 		return ReadJSONL(bytes.NewReader(data))
 	}
-	text := string(data)
+	var text string
+	if shared {
+		text = unsafe.String(unsafe.SliceData(data), len(data))
+	} else {
+		text = string(data)
+	}
 	events := make([]Event, 0, strings.Count(text, "\n"))
 	for rest := text; rest != ""; {
 		end := strings.IndexByte(rest, '\n') // rest ends in '\n'

@@ -33,5 +33,36 @@ func FuzzDecodeJSONLIsReadJSONL(f *testing.F) {
 		if wantErr == nil && !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
 			t.Fatalf("DecodeJSONL read %d events, ReadJSONL %d:\n%v\n%v", len(got), len(want), got, want)
 		}
+		shared, sharedErr := harness.DecodeJSONLShared(bytes.Clone(data))
+		if fmt.Sprint(sharedErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(shared, got) {
+			t.Fatalf("DecodeJSONLShared: %v, %v; DecodeJSONL: %v, %v", shared, sharedErr, got, gotErr)
+		}
 	})
+}
+
+// DecodeJSONLShared's events point into the log it was given: no copy of the text is made, so
+// a change to the bytes shows in the events (which is why the caller must own them).
+func TestDecodeJSONLSharedSharesTheText(t *testing.T) {
+	var log bytes.Buffer
+	chunk := harness.AssistantChunk{Turn: 1, Step: 1, Chunk: harness.Chunk{Kind: harness.ChunkText, Text: "hello"}}
+	if err := harness.WriteJSONL(&log, []harness.Event{{Seq: 1, Type: chunk.EventType(), Data: chunk}}); err != nil {
+		t.Fatal(err)
+	}
+	data := log.Bytes()
+	events, err := harness.DecodeJSONLShared(data)
+	if err != nil || len(events) != 1 {
+		t.Fatalf("decode: %v, %d events", err, len(events))
+	}
+	copied, err := harness.DecodeJSONL(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(data, []byte("hello"))
+	data[i] = 'j'
+	if text := events[0].Data.(harness.AssistantChunk).Chunk.Text; text != "jello" {
+		t.Fatalf("the shared event's text is %q: it was copied", text)
+	}
+	if text := copied[0].Data.(harness.AssistantChunk).Chunk.Text; text != "hello" {
+		t.Fatalf("DecodeJSONL's event's text is %q: it shares the bytes", text)
+	}
 }

@@ -52,12 +52,14 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // line that does not decode, or a blank one, is a *FormatError naming path (used in messages
 // only) and the line.
 func Scan(path string, data []byte) (events []harness.Event, torn *Torn, err error) {
-	return scan(path, data, 0, nil)
+	return scan(path, data, 0, nil, false)
 }
 
 // scan is Scan of data whose first from bytes are complete lines already decoded to known (one
-// event a line): it decodes only the lines after them, and appends their events to known.
-func scan(path string, data []byte, from int, known []harness.Event) (events []harness.Event, torn *Torn, err error) {
+// event a line): it decodes only the lines after them, and appends their events to known. With
+// owned set, data is the store's own read buffer, never changed afterwards: the events' strings
+// share its memory instead of a copy (harness.DecodeJSONLShared).
+func scan(path string, data []byte, from int, known []harness.Event, owned bool) (events []harness.Event, torn *Torn, err error) {
 	events = known
 	complete := data[from:]
 	line := len(known)
@@ -68,7 +70,11 @@ func scan(path string, data []byte, from int, known []harness.Event) (events []h
 	// The usual log decodes as a whole (harness.DecodeJSONL: its text copied once, not line by
 	// line, into a slice sized once); one that does not is decoded again line by line below,
 	// for the error that names the line.
-	if decoded, err := harness.DecodeJSONL(complete); err == nil && len(complete) > 0 {
+	decode := harness.DecodeJSONL
+	if owned {
+		decode = harness.DecodeJSONLShared
+	}
+	if decoded, err := decode(complete); err == nil && len(complete) > 0 {
 		return append(events, decoded...), torn, nil
 	}
 	for len(complete) > 0 {

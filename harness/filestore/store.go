@@ -138,11 +138,11 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 	}
 	var events []harness.Event
 	var torn *Torn
+	from, known := 0, []harness.Event(nil)
 	if len(prev.read) > 0 && bytes.HasPrefix(data, prev.read) {
-		events, torn, err = scan(path, data, len(prev.read), slices.Clip(prev.Events))
-	} else {
-		events, torn, err = Scan(path, data)
+		from, known = len(prev.read), slices.Clip(prev.Events)
 	}
+	events, torn, err = scan(path, data, from, known, true) // data is read here and never changed
 	if err != nil {
 		return nil, Opened{}, err
 	}
