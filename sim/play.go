@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"time"
 
 	"github.com/turnsim/turnsim/faults"
@@ -47,6 +48,11 @@ type world struct {
 	refusedCount map[int]int
 	// acknowledged are the current incarnation's events whose append returned (its history too).
 	acknowledged []harness.Event
+	// policy is the plan's retry policy with its key worked out, made by the first incarnation
+	// and lent to the next ones: a key is the policy's (RetryPolicy.PolicyKey), so an agent
+	// given it derives nothing else, and three float formattings per restart were 1% of a
+	// schedule. The plan itself keeps its policy as drawn (a saved schedule records no key).
+	policy *harness.RetryPolicy
 
 	agent       *harness.Agent
 	process     *sched.Process // the current incarnation's tasks (nil off the scheduler)
@@ -206,12 +212,18 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 	incarnation := w.incarnation
 	var rt harness.Runtime = w.rt
 	if w.scheduler != nil {
-		w.process = w.scheduler.NewProcess(fmt.Sprintf("agent#%d", incarnation))
+		w.process = w.scheduler.NewProcess("agent#" + strconv.Itoa(incarnation))
 		rt = w.process
 	}
-	policy, poolLimit := &plan.Policy, plan.MaxParallelToolCalls
-	if plan.HarnessDefaults {
-		policy, poolLimit = nil, 0 // the harness's own defaults, judged by the spec's the plan records
+	var policy *harness.RetryPolicy // nil: the harness's own defaults, judged by the spec's the plan records
+	poolLimit := 0
+	if !plan.HarnessDefaults {
+		if w.policy == nil {
+			keyed := plan.Policy
+			keyed.Key = keyed.PolicyKey()
+			w.policy = &keyed
+		}
+		policy, poolLimit = w.policy, plan.MaxParallelToolCalls
 	}
 	if w.user.MaxParallelToolCalls > 0 {
 		poolLimit = w.user.MaxParallelToolCalls
