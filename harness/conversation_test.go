@@ -43,3 +43,35 @@ func TestDropUnansweredRemovesCallsWithoutAResult(t *testing.T) {
 	c.dropUnanswered()
 	assert.Equal(t, []Entry{userEntry("a"), callsEntry("c1"), resultEntry("c1")}, c.entries, "nothing more to drop")
 }
+
+// Each turn's end looks at the entries since the last one: a call left unanswered in a later
+// turn is dropped even when an earlier turn answered a call of the same id (ids are unique per
+// step only), and entries settled before stay as they were.
+func TestDropUnansweredLooksAtEachTurnsOwnResults(t *testing.T) {
+	c := Conversation{}
+	for _, e := range []Entry{userEntry("a"), callsEntry("c1"), resultEntry("c1")} {
+		c.add(e)
+	}
+	c.dropUnanswered() // turn 1 ends: all answered
+	for _, e := range []Entry{userEntry("b"), callsEntry("c1", "c2"), resultEntry("c2")} {
+		c.add(e)
+	}
+	c.dropUnanswered() // turn 2 ends: its c1 has no result of its own
+	assert.Equal(t, []Entry{userEntry("a"), callsEntry("c1"), resultEntry("c1"), userEntry("b"), callsEntry("c2"), resultEntry("c2")}, c.entries)
+}
+
+// After a compaction moved the entries, the next turn's end looks at all of them again.
+func TestDropUnansweredAfterCompactLooksAtEverything(t *testing.T) {
+	c := Conversation{}
+	for _, e := range []Entry{userEntry("a"), userEntry("b"), callsEntry("c1"), resultEntry("c1"), userEntry("c"), callsEntry("c2", "c3"), resultEntry("c2")} {
+		c.add(e)
+	}
+	c.settled = len(c.entries) // as if a turn had ended here, wrongly: Compact must forget it
+	c.Compact()
+	c.dropUnanswered()
+	for _, e := range c.entries {
+		for _, b := range e.Blocks {
+			assert.NotEqual(t, "c3", b.CallID, "c3 has no result and must go")
+		}
+	}
+}

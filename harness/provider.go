@@ -1,6 +1,9 @@
 package harness
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // Provider streams model answers. Its Name keys retry chains: a changed provider starts a new
 // chain. Failures are reported as *LlmError carrying a Failure; any other error is UNKNOWN.
@@ -46,6 +49,9 @@ type Request struct {
 // change it before a retry (compaction shrinks it). Only the turn loop's task touches it.
 type Conversation struct {
 	entries []Entry
+	// settled is how many entries dropUnanswered has been through: every call among them has its
+	// result (or was dropped), and the results of calls made later come after them.
+	settled int
 }
 
 // Len returns the number of entries.
@@ -71,27 +77,33 @@ func (c *Conversation) Compact() int {
 		entries = append(entries, e)
 	}
 	c.entries = entries
+	c.settled = 0 // the kept entries moved: look at them all again
 	return before - len(entries)
 }
 
 // dropUnanswered removes the tool calls that never got a result (the executor failed before
 // committing it, say) from the assistant entries that asked for them, so that no later request
-// carries a call without its result. The session log keeps them as they were.
+// carries a call without its result. The session log keeps them as they were. Only the entries
+// since the last call are looked at (a turn's handful, its answered ids in a short list): every
+// call before them is settled, and a result comes after its call.
 func (c *Conversation) dropUnanswered() {
-	answered := map[string]bool{}
-	for _, e := range c.entries {
+	from := min(c.settled, len(c.entries))
+	var room [16]string
+	answered := room[:0]
+	for _, e := range c.entries[from:] {
 		if e.Role == RoleTool {
-			answered[e.CallID] = true
+			answered = append(answered, e.CallID)
 		}
 	}
-	for i, e := range c.entries {
+	for i := from; i < len(c.entries); i++ {
+		e := c.entries[i]
 		if e.Role != RoleAssistant {
 			continue
 		}
 		var blocks []Block
 		changed := false
 		for _, b := range e.Blocks {
-			if b.Type == BlockToolCall && !answered[b.CallID] {
+			if b.Type == BlockToolCall && !slices.Contains(answered, b.CallID) {
 				changed = true
 				continue
 			}
@@ -101,6 +113,7 @@ func (c *Conversation) dropUnanswered() {
 			c.entries[i].Blocks = blocks
 		}
 	}
+	c.settled = len(c.entries)
 }
 
 func (c *Conversation) add(e Entry) { c.entries = append(c.entries, e) }
