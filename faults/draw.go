@@ -179,7 +179,7 @@ func (d *drawer) customCodes(codes []string) []string {
 var providerFaults = []string{
 	RateLimit, RateLimitAfterBelow, RateLimitAfterEqual, RateLimitAfterAbove, RetryAfterInvalid,
 	Server, Timeout, Transport, EmptyResponse, ContextWindowExceeded, PlainError, FailMidStream,
-	MaxTokens, ToolCalls, SlowStream, WrappedFailure, StreamIgnoresCancel,
+	MaxTokens, ToolCalls, SlowStream, WrappedFailure, StreamIgnoresCancel, ProviderGoexit,
 }
 
 // drawAnswer shapes one answer: the first enabled provider fault (in a shuffled order) that
@@ -260,6 +260,8 @@ func (d *drawer) shape(fault string) Answer {
 		return d.wrappedFailure()
 	case StreamIgnoresCancel:
 		return d.streamIgnoringCancel()
+	case ProviderGoexit:
+		return Answer{Fault: fault, Chunks: int(d.between(0, 2)), ChunkDelayMs: d.between(10, 300), Goexit: true}
 	}
 	panic(fmt.Sprintf("faults: invariant: no shape for provider fault %q", fault))
 }
@@ -289,6 +291,9 @@ func (d *drawer) drawCall() Call {
 	} else if d.on(ToolError) {
 		c.Outcome = OutcomeError
 		c.Faults = append(c.Faults, ToolError)
+	} else if d.on(ToolGoexit) {
+		c.Outcome = OutcomeGoexit
+		c.Faults = append(c.Faults, ToolGoexit)
 	}
 	if d.on(ToolIgnoresCancel) {
 		// It runs long enough for a cancel to land in it: ignoring a cancel needs one to ignore.

@@ -107,6 +107,7 @@ func TestPlanValidationNamesTheField(t *testing.T) {
 		"latency":          {func(p *Plan) { p.Answers[0].Calls[0].LatencyMs = -3 }, "calls[0]: latencyMs"},
 		"answer fault":     {func(p *Plan) { p.Answers[0].Fault = "gremlins" }, `unknown fault "gremlins"`},
 		"fail code":        {func(p *Plan) { p.Answers[0].Fail = &Fail{} }, "fail.code is empty"},
+		"goexit":           {func(p *Plan) { p.Answers[0].Goexit = true }, "answers[0]: goexit"},
 		"action kind":      {func(p *Plan) { p.Actions[0].Kind = "shout" }, `actions[0]: kind "shout"`},
 		"cancel cause":     {func(p *Plan) { p.Actions[1].Cause = "disposed" }, "actions[1]: cancel cause"},
 		"action time":      {func(p *Plan) { p.Actions[0].AtMs = -1 }, "actions[0]: atMs"},

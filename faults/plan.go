@@ -45,6 +45,10 @@ type Answer struct {
 	// IgnoreCancel makes the stream ignore its context: every chunk (text, tool call, finish)
 	// takes ChunkDelayMs whether or not the step was cancelled, and still arrives.
 	IgnoreCancel bool `json:"ignoreCancel,omitempty"`
+	// Goexit ends the goroutine calling the provider by runtime.Goexit (the provider-goexit
+	// fault) after Chunks text chunks ChunkDelayMs apart: in Stream itself when Chunks is 0, in
+	// the stream's Next otherwise. Calls, Finish and Fail are then unused.
+	Goexit bool `json:"goexit,omitempty"`
 }
 
 // Fail is how an answer fails, after its chunks.
@@ -76,7 +80,7 @@ const WrapLayersMax = 4
 type Call struct {
 	Name         string `json:"name"`
 	LatencyMs    int64  `json:"latencyMs"`
-	Outcome      string `json:"outcome"` // ok, error or panic
+	Outcome      string `json:"outcome"` // ok, error, panic or goexit
 	IgnoreCancel bool   `json:"ignoreCancel,omitempty"`
 	// Faults names the catalogue faults that shaped this call.
 	Faults []string `json:"faults,omitempty"`
@@ -87,6 +91,8 @@ const (
 	OutcomeOK    = "ok"
 	OutcomeError = "error"
 	OutcomePanic = "panic"
+	// OutcomeGoexit ends the tool's goroutine by runtime.Goexit (the tool-goexit fault).
+	OutcomeGoexit = "goexit"
 )
 
 // Action is one thing the user or host does at AtMs.
@@ -260,6 +266,12 @@ func (a Answer) validate() error {
 	case len(a.Calls) > CallsMax:
 		return fmt.Errorf("%d calls is more than %d", len(a.Calls), CallsMax)
 	}
+	if a.Goexit {
+		if a.Fail != nil || len(a.Calls) > 0 || a.IgnoreCancel {
+			return fmt.Errorf("goexit ends the stream after its text chunks: no fail, calls or ignoreCancel")
+		}
+		return nil
+	}
 	if a.Fail != nil {
 		if a.Fail.Code == "" && !a.Fail.Plain {
 			return fmt.Errorf("fail.code is empty")
@@ -290,9 +302,9 @@ func (a Answer) validate() error {
 			return fmt.Errorf("calls[%d]: latencyMs %d is outside [0, %d]", j, c.LatencyMs, DurationMsMax)
 		}
 		switch c.Outcome {
-		case OutcomeOK, OutcomeError, OutcomePanic:
+		case OutcomeOK, OutcomeError, OutcomePanic, OutcomeGoexit:
 		default:
-			return fmt.Errorf("calls[%d]: outcome %q is not ok, error or panic", j, c.Outcome)
+			return fmt.Errorf("calls[%d]: outcome %q is not ok, error, panic or goexit", j, c.Outcome)
 		}
 	}
 	return nil

@@ -22,6 +22,8 @@ import (
 type scriptedAnswers struct {
 	mu     sync.Mutex
 	script []string
+	// steer, if set, is called when the script says "steer": the call then answers "steered".
+	steer func()
 }
 
 func (*scriptedAnswers) Name() string { return "scripted" }
@@ -34,6 +36,9 @@ func (p *scriptedAnswers) Stream(context.Context, Request) (Stream, error) {
 	switch next {
 	case "goexit":
 		runtime.Goexit()
+	case "steer":
+		p.steer()
+		next = "steered"
 	case "call":
 		return &chunks{list: []Chunk{{Kind: ChunkToolCall, CallID: "c1", Name: "exit"}, {Kind: ChunkFinish, Finish: FinishToolCalls}}}, nil
 	}
@@ -124,4 +129,32 @@ func TestGoexitInAToolIsAToolPanic(t *testing.T) {
 	assert.Contains(t, result.Content, "runtime.Goexit")
 	last := a.Session().Events()
 	assert.Equal(t, EndCompleted, last[len(last)-1].Data.(TurnEnd).Reason.Kind)
+}
+
+// A Goexit in a later step of a turn whose earlier step completed ends the turn in error too,
+// not with the earlier step's completion. Found by the provider-goexit fault: the turn's
+// settlement took "no end reason yet" for a Goexit, and a completed step had set one.
+func TestGoexitInALaterStepSettlesTheTurnAsFailed(t *testing.T) {
+	provider := &scriptedAnswers{script: []string{"steer", "goexit"}}
+	a, err := New(Config{Provider: provider})
+	require.NoError(t, err)
+	provider.steer = func() { _, err := a.Steer("one more step"); assert.NoError(t, err) }
+	_, err = a.Followup("hello")
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, a.WhenIdle(ctx))
+	events := a.Session().Events()
+	require.NoError(t, ValidateLog(events))
+	var steps []int
+	for _, e := range events {
+		if s, ok := e.Data.(StepStart); ok {
+			steps = append(steps, s.Step)
+		}
+	}
+	assert.Equal(t, []int{1, 2}, steps, "the steer runs a second step")
+	end := events[len(events)-1].Data.(TurnEnd)
+	assert.Equal(t, EndError, end.Reason.Kind)
+	require.NotNil(t, end.Reason.Error)
+	assert.Contains(t, end.Reason.Error.Message, "runtime.Goexit")
 }

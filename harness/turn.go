@@ -28,14 +28,15 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		return false, &turnEndError{err: err} // no turn was opened, so none must be settled
 	}
 	var ends *TurnEndReason
-	current := 0 // the step running, for agent/error; 0 outside steps
+	current := 0      // the step running, for agent/error; 0 outside steps
+	returned := false // set on the way out by return: an earlier step may have set ends already
 	defer func() {
 		panicked := recover()
 		a.conversation.dropUnanswered() // a call the turn never answered is not replayed
 		if panicked != nil {
 			ends = a.failedTurn(ctx, turn, current, fmt.Errorf("panic: %v", panicked))
 		}
-		if ends == nil {
+		if panicked == nil && !returned {
 			// Neither finished nor failed nor panicked: the goroutine is ending by
 			// runtime.Goexit (a t.FailNow in a test's provider or tool, or the simulator killing
 			// a crashed process, whose disk takes no more writes). The turn still settles, as
@@ -54,7 +55,7 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		current = step
 		finish, stepErr := a.runStep(ctx, turn, step)
 		if stepErr != nil {
-			ends = a.failedTurn(ctx, turn, step, stepErr)
+			ends, returned = a.failedTurn(ctx, turn, step, stepErr), true
 			return true, stepErr
 		}
 		current = 0
@@ -68,6 +69,7 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		done := a.inbox.nextStepEmpty()
 		a.mu.Unlock()
 		if done {
+			returned = true
 			return true, nil
 		}
 	}

@@ -179,6 +179,17 @@ func (x *index) refusedIn(turn, step int, types ...string) bool {
 	return false
 }
 
+// goexitIn reports whether a request of turn n ended the goroutine calling the provider by
+// runtime.Goexit: the turn's own goroutine is gone, nothing in it can retry, and it ends in error.
+func (x *index) goexitIn(n int) bool {
+	for _, r := range x.run.Trace.Requests {
+		if r.Turn == n && r.Goexit {
+			return true
+		}
+	}
+	return false
+}
+
 // unsettleable reports whether turn n can never end: the store refused its step/end or turn/end
 // (the session is broken from then on), or it started after the session broke.
 func (x *index) unsettleable(n int) bool {

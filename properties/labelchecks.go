@@ -8,9 +8,9 @@ import (
 )
 
 // fault-labelled: the world knows which faults it injected into tool calls (a call to a name no
-// one registered, a tool that panicked, one that returned an error), so coverage counts them from
-// its own record and this property checks the harness's reaction: the label each result carries
-// (harness.md §6). A harness that mislabels a fault is then a violation, not a fault that
+// one registered, a tool that panicked or ended its goroutine by runtime.Goexit, one that
+// returned an error), so coverage counts them from its own record and this property checks the
+// harness's reaction: the label each result carries (harness.md §6). A harness that mislabels a fault is then a violation, not a fault that
 // "never struck".
 
 // expectedLabel is the error code the spec gives the result of a call, from what the world did:
@@ -24,6 +24,10 @@ func expectedLabel(registered bool, run ToolRun, ran bool) (code string, ok bool
 		return "", false
 	case run.Outcome == "panic":
 		return harness.CodeToolPanic, true // "a panicking tool gives an error result (TOOL_PANIC)"
+	case run.Outcome == "goexit":
+		// A tool that ends its goroutine by runtime.Goexit never returns: that is no answer, so
+		// it is labelled like a panic (TOOL_PANIC), and its result says runtime.Goexit.
+		return harness.CodeToolPanic, true
 	case run.Outcome == "error":
 		return harness.CodeToolError, true // "a tool error gives an error result"
 	case run.Outcome == "ok":
@@ -71,6 +75,8 @@ func checkFaultLabelled(x *index, v *violations) {
 			case !known:
 			case got != want || r.data.IsError != (want != ""):
 				v.add(r.seq, r.timeMs, "turn %d step %d: call %s (%s) is labelled %q (isError %v), want %q", t.number, step, c.data.CallID, describeCall(c.data.Name, registered(c.data.Name), run), got, r.data.IsError, want)
+			case want == harness.CodeToolPanic && run.Outcome == "goexit" && !strings.Contains(r.data.Error.Message, "runtime.Goexit"):
+				v.add(r.seq, r.timeMs, "turn %d step %d: call %s ended its goroutine by runtime.Goexit, but its result says %q", t.number, step, c.data.CallID, r.data.Error.Message)
 			case want == harness.CodeToolPanic && !strings.Contains(r.data.Error.Message, run.Content):
 				v.add(r.seq, r.timeMs, "turn %d step %d: call %s panicked with %q, but its result says %q", t.number, step, c.data.CallID, run.Content, r.data.Error.Message)
 			}

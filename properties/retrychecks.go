@@ -221,6 +221,9 @@ func checkAlwaysPersists(x *index, v *violations) {
 		if t.end == nil || t.end.Reason.Kind != harness.EndError || x.refusedIn(n, 0) || x.pluginEndedBefore(t.endMs) {
 			continue // a refused append is an infrastructure failure: it ends the turn in error
 		}
+		if x.goexitIn(n) {
+			continue // no failure to retry: the provider ended the turn's goroutine itself
+		}
 		v.add(t.endSeq, t.endMs, "always mode let turn %d end in error (%s: %s)", n, t.end.Reason.Error.Code, t.end.Reason.Error.Message)
 	}
 }

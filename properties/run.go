@@ -126,6 +126,9 @@ type Request struct {
 	RetryAfterMs float64
 	// FailStatus is the HTTP status the failure was sent with (0: none).
 	FailStatus int
+	// Goexit is whether the provider ended the calling goroutine by runtime.Goexit (EndMs is
+	// then when it did).
+	Goexit bool
 	// Messages is the conversation the request carried, entry by entry: what
 	// conversation-well-formed judges.
 	Messages []RequestMessage

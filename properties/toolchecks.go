@@ -101,7 +101,7 @@ func checkDrainRealResults(x *index, v *violations) {
 				v.add(resultSeq[c.data.CallID], -1, "turn %d: call %s never returned, yet its turn moved on", t.number, c.data.CallID)
 				continue
 			}
-			want := map[string]string{"ok": "", "error": harness.CodeToolError, "panic": harness.CodeToolPanic, "cancelled": harness.CodeToolError, "killed": harness.CodeToolOutcomeUnknown}[run.Outcome]
+			want := map[string]string{"ok": "", "error": harness.CodeToolError, "panic": harness.CodeToolPanic, "goexit": harness.CodeToolPanic, "cancelled": harness.CodeToolError, "killed": harness.CodeToolOutcomeUnknown}[run.Outcome]
 			got := ""
 			if result.Error != nil {
 				got = result.Error.Code

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"syscall"
 	"time"
@@ -42,6 +43,7 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault, Messages: requestMessages(request.Messages),
 	}
 	switch {
+	case answer.Goexit: // no answer at all: the goroutine ends (Request.Goexit)
 	case answer.Fail != nil && answer.Fail.Plain:
 		record.Failed, record.FailCode = true, harness.CodeUnknown
 	case answer.Fail != nil:
@@ -54,7 +56,15 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 	p.tracer.trace.Requests = append(p.tracer.trace.Requests, record)
 	index := len(p.tracer.trace.Requests) - 1
 	p.tracer.mu.Unlock()
-	return &planStream{provider: p, answer: answer, index: index}, nil
+	stream := &planStream{provider: p, answer: answer, index: index}
+	if answer.Goexit && answer.Chunks == 0 {
+		if err := p.runtime.Sleep(ms(answer.ChunkDelayMs), ctx); err != nil {
+			stream.ended()
+			return nil, err
+		}
+		stream.goexit() // Stream itself never returns
+	}
+	return stream, nil
 }
 
 // planStream streams one answer: its text chunks, then its failure or its tool calls and finish.
@@ -72,13 +82,31 @@ type planStream struct {
 func (s *planStream) Next(ctx context.Context) (harness.Chunk, error) {
 	chunk, err := s.produce(ctx)
 	if err != nil {
-		t := s.provider.tracer
-		now := t.nowMs()
-		t.mu.Lock()
-		t.trace.Requests[s.index].EndMs = now
-		t.mu.Unlock()
+		s.ended()
 	}
 	return chunk, err
+}
+
+// ended records the request's end now.
+func (s *planStream) ended() {
+	t := s.provider.tracer
+	now := t.nowMs()
+	t.mu.Lock()
+	t.trace.Requests[s.index].EndMs = now
+	t.mu.Unlock()
+}
+
+// goexit carries out the provider-goexit fault: the request ends, the world records the strike,
+// and the goroutine calling the provider ends by runtime.Goexit, as t.FailNow in a test's fake
+// provider ends it.
+func (s *planStream) goexit() {
+	s.ended()
+	t := s.provider.tracer
+	t.mu.Lock()
+	t.trace.Requests[s.index].Goexit = true
+	t.mu.Unlock()
+	t.strike(s.answer.Fault)
+	runtime.Goexit()
 }
 
 func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
@@ -89,6 +117,18 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 	i := s.next
 	s.next++
 	switch {
+	case a.Goexit && i < a.Chunks:
+		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+			return harness.Chunk{}, err
+		}
+		return harness.Chunk{Kind: harness.ChunkText, Text: fmt.Sprintf("part %d ", i+1)}, nil
+	case a.Goexit && i == a.Chunks:
+		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+			return harness.Chunk{}, err
+		}
+		s.goexit() // Next never returns
+	case a.Goexit:
+		return harness.Chunk{}, io.EOF
 	case i < a.Chunks:
 		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
@@ -244,6 +284,10 @@ func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name st
 		t.strike(faults.ToolError)
 		finish(faults.OutcomeError, "")
 		return args, finish, errToolFailed
+	case faults.OutcomeGoexit:
+		t.strike(faults.ToolGoexit)
+		finish(faults.OutcomeGoexit, "runtime.Goexit")
+		runtime.Goexit() // as t.FailNow in a test's tool: the goroutine ends, the call never returns
 	}
 	return args, finish, nil
 }

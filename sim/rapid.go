@@ -291,6 +291,8 @@ func (d *planDraw) shape(fault string) faults.Answer {
 			a.Finish = harness.FinishToolCalls
 		}
 		return a
+	case faults.ProviderGoexit:
+		return faults.Answer{Fault: fault, Chunks: d.count("chunks before the goexit", 0, 2), ChunkDelayMs: d.between("chunkDelayMs", 10, 300), Goexit: true}
 	}
 	panic(fmt.Sprintf("sim: invariant: PlanGen has no shape for provider fault %q", fault))
 }
@@ -320,6 +322,9 @@ func (d *planDraw) call() faults.Call {
 	case d.strikes(faults.ToolPanic):
 		c.Outcome = faults.OutcomePanic
 		c.Faults = append(c.Faults, faults.ToolPanic)
+	case d.strikes(faults.ToolGoexit):
+		c.Outcome = faults.OutcomeGoexit
+		c.Faults = append(c.Faults, faults.ToolGoexit)
 	}
 	if d.strikes(faults.ToolIgnoresCancel) {
 		c.IgnoreCancel = true

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/harness"
 )
 
 // Step is one planned answer with what the wire adds to the plan's model of it.
@@ -83,10 +84,16 @@ func New(cfg Config) (*Server, error) {
 	return &Server{cfg: cfg}, nil
 }
 
-// FromPlan is the steps of a plan's provider answers, each sent in the exact form.
+// FromPlan is the steps of a plan's provider answers, each sent in the exact form (a Goexit as a
+// cut connection).
 func FromPlan(p *faults.Plan) []Step {
 	steps := make([]Step, len(p.Answers))
 	for i, a := range p.Answers {
+		if a.Goexit {
+			// A provider ending its caller's goroutine (provider-goexit) happens in the client's
+			// process; the nearest a server comes is to stop mid-answer: a cut connection.
+			a.Goexit, a.Fail = false, &faults.Fail{Code: harness.CodeTransport, Message: "connection cut"}
+		}
 		steps[i] = Step{Answer: a}
 	}
 	return steps

@@ -100,6 +100,9 @@ type herdAgent struct {
 	startMs float64
 	thinkMs []float64 // the pause after each turn but the last
 	errs    []string  // agent/error events and failed sends
+	// unwound are the turns a finding cut short: the harness settles a turn whose goroutine the
+	// unwinding ends (runtime.Goexit) as error, but the run was over, and the turn unfinished.
+	unwound map[int]bool
 }
 
 // Run runs one herd to its end: every agent sends its followups, one turn at a time, and the
@@ -143,7 +146,7 @@ func Run(opts Options) Result {
 				Runtime:       s,
 				Random:        rand.New(rand.NewSource(splitmix.Derive(opts.Seed, herdStreamAgents+uint64(i)))),
 				RetryStrategy: strategy,
-				OnError:       h.onError,
+				OnError:       func(e harness.AgentError) { h.onError(s, e) },
 			})
 			if err != nil {
 				buildErr = err
@@ -163,7 +166,14 @@ func Run(opts Options) Result {
 
 // onError keeps an agent/error that a herd should never see: a turn that ends in a provider
 // failure (the policy gave up) is expected, and counted in GaveUp; anything else is not.
-func (h *herdAgent) onError(e harness.AgentError) {
+func (h *herdAgent) onError(s *sched.Scheduler, e harness.AgentError) {
+	if s.Unwinding() {
+		if h.unwound == nil {
+			h.unwound = map[int]bool{}
+		}
+		h.unwound[e.Turn] = true // the run is over: its turn/end, if any, is no outcome
+		return
+	}
 	if _, provider := harness.FailureOf(e.Err); provider && e.Source == "turn" {
 		return
 	}

@@ -115,7 +115,7 @@ func summariseHerd(opts Options, strategy harness.RetryStrategy, p *herdProvider
 		if err := harness.ValidateLog(events); err != nil {
 			violate("agent %d: the log breaks the invariant layer: %v", i, err)
 		}
-		t := tallyHerdLog(events, strategy, func(format string, args ...any) { violate("agent %d: "+format, append([]any{i}, args...)...) })
+		t := tallyHerdLog(events, h.unwound, strategy, func(format string, args ...any) { violate("agent %d: "+format, append([]any{i}, args...)...) })
 		r.LogicalRequests += t.started
 		r.Completed += t.completed
 		r.GaveUp += t.gaveUp
@@ -144,10 +144,11 @@ type herdTally struct {
 	lastEndMs                                      int64
 }
 
-// tallyHerdLog counts one agent's turns and retries, and checks the properties every policy
+// tallyHerdLog counts one agent's turns and retries (a turn in unwound, settled as a finding
+// ended the run, as unfinished), and checks the properties every policy
 // must keep: each delay finite, ≥ 0 and ≤ the strategy's cap; the strategy's mode; in normal
 // mode no more retries per chain than the budget; each wait lasting exactly its delay.
-func tallyHerdLog(events []harness.Event, strategy harness.RetryStrategy, violate func(string, ...any)) herdTally {
+func tallyHerdLog(events []harness.Event, unwound map[int]bool, strategy harness.RetryStrategy, violate func(string, ...any)) herdTally {
 	var t herdTally
 	startedAt := map[int]int64{}
 	type retryKey struct {
@@ -162,6 +163,9 @@ func tallyHerdLog(events []harness.Event, strategy harness.RetryStrategy, violat
 			t.started++
 			startedAt[d.Turn] = e.Time
 		case harness.TurnEnd:
+			if unwound[d.Turn] {
+				continue // settled as the run was unwound after a finding: unfinished
+			}
 			switch d.Reason.Kind {
 			case harness.EndCompleted:
 				t.completed++

@@ -249,6 +249,8 @@ func TestHerdRequestLimit(t *testing.T) {
 	assert.Equal(t, 500, r.Attempts)
 	assert.Equal(t, 20, r.Unfinished)
 	assert.Zero(t, r.Completed)
+	assert.Zero(t, r.GaveUp, "a turn the unwinding settled (the harness ends a Goexit-ed turn in error) did not give up")
+	assert.Empty(t, r.Violations, "nor does its settlement's agent/error count against the policy")
 }
 
 // A herd of 200 agents making 3 requests each stays cheap: its cost is its handoffs, a handful per

@@ -59,6 +59,31 @@ func TestATaskMayGoexit(t *testing.T) {
 	assert.Equal(t, []string{"quitter", "quitter", "quitter", "main"}, order)
 }
 
+// Unwinding is false while the run goes on, a task's own Goexit included, and true in the
+// deferred functions of a task the end of the run kills.
+func TestUnwinding(t *testing.T) {
+	noLeak(t)
+	var during, quitter, killed []bool
+	report := runOnce(Options{Seed: 1}, func(s *Scheduler) {
+		s.Go("quitter", func() {
+			defer func() { quitter = append(quitter, s.Unwinding()) }()
+			runtime.Goexit()
+		})
+		s.Go("sleeper", func() {
+			defer func() { killed = append(killed, s.Unwinding()) }()
+			_ = s.Sleep(time.Hour)
+		})
+		assert.NoError(t, s.Sleep(time.Second))
+		during = append(during, s.Unwinding())
+		s.Stop("test", "end the run")
+		_ = s.Sleep(time.Second)
+	})
+	require.Len(t, report.Findings, 1)
+	assert.Equal(t, []bool{false}, during)
+	assert.Equal(t, []bool{false}, quitter, "a task's own Goexit is a return, not the run's end")
+	assert.Equal(t, []bool{true}, killed)
+}
+
 // A deferred function that blocks outside the runtime while its task is unwound is a hang; the
 // tasks after it are still unwound, by a new driver.
 func TestHangWhileUnwinding(t *testing.T) {

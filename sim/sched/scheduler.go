@@ -184,6 +184,11 @@ func (s *Scheduler) Elapsed() time.Duration { return s.elapsed }
 // method, call it from a task or after Run returns.
 func (s *Scheduler) Handoffs() int { return s.handoffs }
 
+// Unwinding reports whether the run is over and its unfinished tasks are being ended: a
+// deferred function running now runs because its task was killed, not because it returned. What
+// a task records from then on (a herd's agent settling its open turn) is not part of the run.
+func (s *Scheduler) Unwinding() bool { return s.killing.Load() }
+
 // virtualClock adapts the scheduler to harness.Clock without exposing the scheduler itself.
 type virtualClock struct{ s *Scheduler }
 

@@ -716,7 +716,8 @@ var tlLegend = []struct{ class, shape, label string }{
 	{"wait", "bar", "backoff wait"}, {"wait wait-cancelled", "bar", "wait cancelled"},
 	{"wait-planned", "bar", "delay not waited"}, {"tool tool-ok", "bar", "tool ok"},
 	{"tool tool-error", "bar", "tool error"}, {"tool tool-panic", "bar", "tool panic"},
-	{"tool tool-cancelled", "bar", "tool cancelled"}, {"tool tool-killed", "bar", "tool killed"},
+	{"tool tool-goexit", "bar", "tool Goexit"}, {"tool tool-cancelled", "bar", "tool cancelled"},
+	{"tool tool-killed", "bar", "tool killed"},
 	{"tool-synthetic", "diamond", "call never ran"}, {"send", "circle", "user send"},
 	{"cancel-swatch", "bar", "cancellation"}, {"crash", "cross", "crash"},
 	{"restart", "triangle", "restart"}, {"refusal", "square", "append refused"},
@@ -876,6 +877,7 @@ pre.log { background: #f6f8fa; border: 1px solid #ddd; padding: 8px; font: 12px/
 .wait-planned rect { fill: none; stroke: #7a8794; stroke-width: 0.8; stroke-dasharray: 3 2; }
 .tool rect { stroke: #222; stroke-width: 0.5; }
 .tool-ok rect { fill: #27ae60; } .tool-error rect { fill: #f39c12; } .tool-panic rect { fill: #8e1f6b; }
+.tool-goexit rect { fill: #8e1f6b; stroke-dasharray: 2 2; }
 .tool-cancelled rect { fill: #95a5a6; } .tool-killed rect { fill: #2c3e50; stroke-dasharray: 3 2; }
 .tool-synthetic path { fill: #bdc3c7; stroke: #555; }
 .send circle { fill: #3b82c4; stroke: #fff; } .send-steer circle { fill: #0f9d9a; } .send-inject circle { fill: #8fb8de; }
