@@ -1,0 +1,41 @@
+package faults
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"testing"
+)
+
+// drawnDigest is the SHA-256 of the JSON of the swarms and plans of seeds 0 to 1999, drawn as a
+// schedule draws them: a change to the drawing code that moves one draw, or changes a plan's
+// bytes, changes it. Tuning the drawer must leave it as it is.
+const drawnDigest = "8beab29c95a617059ef4c5ca3555b1f034abc993b006025cdcf9cfad20333956"
+
+func TestDrawnPlansAreUnchanged(t *testing.T) {
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	for seed := range int64(2000) {
+		rng := NewRand(seed)
+		swarm := DrawSwarm(rng, nil)
+		if err := enc.Encode(swarm); err != nil {
+			t.Fatal(err)
+		}
+		if err := enc.Encode(DrawPlan(rng, swarm)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != drawnDigest {
+		t.Fatalf("the plans of seeds 0 to 1999 changed: digest %s, want %s", got, drawnDigest)
+	}
+}
+
+// BenchmarkDraw measures drawing one default-mix schedule's swarm and plan, the share of
+// sim.NewSchedule this package owns.
+func BenchmarkDraw(b *testing.B) {
+	b.ReportAllocs()
+	for i := range b.N {
+		rng := NewRand(int64(i))
+		DrawPlan(rng, DrawSwarm(rng, nil))
+	}
+}
