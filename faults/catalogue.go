@@ -66,7 +66,11 @@ const (
 	ProviderGoexit        = "provider-goexit"
 )
 
-var catalogue = []Fault{
+// catalogue is the table of faults as a slice; catalogueTable is the same table as an array, whose
+// length is a constant (faultCount) that sizes a drawer's table of rates.
+var catalogue = catalogueTable[:]
+
+var catalogueTable = [...]Fault{
 	{RateLimit, GroupProvider, "RATE_LIMIT (429) with no Retry-After: the local backoff applies"},
 	{RateLimitAfterBelow, GroupProvider, "RATE_LIMIT with a Retry-After below maxDelay: used exactly, no jitter"},
 	{RateLimitAfterEqual, GroupProvider, "RATE_LIMIT with a Retry-After equal to maxDelay: still used exactly"},

@@ -58,8 +58,10 @@ func drawRate(rng *rand.Rand) float64 { return math.Round((0.05+0.45*rng.Float64
 
 // drawer holds what DrawPlan needs while it draws.
 type drawer struct {
-	rng    *rand.Rand
-	swarm  Swarm
+	rng   *rand.Rand
+	swarm Swarm
+	// rates is swarm as a table by catalogue position, for on, has and rate.
+	rates  swarmRates
 	policy harness.RetryPolicy
 	// order is drawAnswer's shuffle of providerFaults, reused from answer to answer.
 	order []int
@@ -82,7 +84,7 @@ func (d *drawer) perm(n int) []int {
 
 // on reports whether fault strikes at this opportunity.
 func (d *drawer) on(fault string) bool {
-	rate, ok := d.swarm[fault]
+	rate, ok := d.rate(fault)
 	return ok && d.rng.Float64() < rate
 }
 
@@ -91,6 +93,7 @@ func (d *drawer) between(low, high int64) int64 { return low + d.rng.Int63n(high
 // DrawPlan turns a swarm into an explicit plan. Every draw comes from rng, in a fixed order.
 func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 	d := &drawer{rng: rng, swarm: swarm}
+	d.rates.fill(swarm)
 	var harnessDefaults bool
 	d.policy, harnessDefaults = d.drawPolicy()
 	plan := Plan{
@@ -102,7 +105,7 @@ func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 	if harnessDefaults {
 		plan.MaxParallelToolCalls = SpecMaxParallelToolCalls
 	}
-	if _, ok := swarm[ContextWindowExceeded]; ok && rng.Float64() < 0.7 {
+	if d.has(ContextWindowExceeded) && rng.Float64() < 0.7 {
 		plan.CompactionBudget = int(d.between(1, 2))
 	}
 	answers := d.between(4, 24)
@@ -111,7 +114,7 @@ func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 		plan.Answers = append(plan.Answers, d.drawAnswer())
 	}
 	plan.Actions = d.drawActions(plan.HorizonMs)
-	if _, ok := swarm[AppendRefused]; ok {
+	if d.has(AppendRefused) {
 		for range d.between(1, 2) {
 			from := d.between(0, plan.HorizonMs-1)
 			if rng.Float64() < 0.5 {
@@ -123,13 +126,13 @@ func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 			plan.Refusals = append(plan.Refusals, Window{FromMs: from, UntilMs: from + d.between(1, 300)})
 		}
 	}
-	if _, ok := swarm[StoreOutage]; ok {
+	if d.has(StoreOutage) {
 		from := d.between(0, plan.HorizonMs-1)
 		until := min(plan.HorizonMs, from+d.between(5_000, plan.HorizonMs))
 		kind := OutageTypes[rng.Intn(len(OutageTypes))]
 		plan.Refusals = append(plan.Refusals, Window{FromMs: from, UntilMs: until, Type: kind, Fault: StoreOutage})
 	}
-	if _, ok := swarm[SlowCompaction]; ok {
+	if d.has(SlowCompaction) {
 		plan.CompactionBudget = max(plan.CompactionBudget, int(d.between(1, 2)))
 		plan.CompactionDelayMs = d.between(50, 5_000)
 	}
@@ -312,7 +315,7 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	at := func() int64 { return d.between(0, horizonMs-1) }
 	// count scales the number of occurrences with the fault's rate: 1 to 4 at the highest rates.
 	count := func(fault string) int {
-		rate, ok := d.swarm[fault]
+		rate, ok := d.rate(fault)
 		if !ok {
 			return 0
 		}
@@ -334,18 +337,16 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 			actions = append(actions, a)
 		}
 	}
-	if _, ok := d.swarm[Dispose]; ok {
+	if d.has(Dispose) {
 		actions = append(actions, Action{AtMs: at(), Kind: ActDispose, Fault: Dispose})
 	}
-	if _, ok := d.swarm[PluginEnd]; ok {
+	if d.has(PluginEnd) {
 		actions = append(actions, Action{AtMs: at(), Kind: ActPluginEnd, Fault: PluginEnd})
-	} else if _, slow := d.swarm[SlowCompaction]; slow && d.rng.Float64() < 0.5 {
+	} else if d.has(SlowCompaction) && d.rng.Float64() < 0.5 {
 		// a handler that deliberates is what a disposal can land on: bring the two together
 		actions = append(actions, Action{AtMs: at(), Kind: ActPluginEnd, Fault: PluginEnd})
 	}
-	_, crashes := d.swarm[Crash]
-	_, tears := d.swarm[TornWrite]
-	_, powerLosses := d.swarm[PowerLoss]
+	crashes, tears, powerLosses := d.has(Crash), d.has(TornWrite), d.has(PowerLoss)
 	if crashes || tears || powerLosses {
 		for range d.between(1, 3) {
 			a := Action{AtMs: at(), Kind: ActCrash, RestartAfterMs: d.between(0, 2000), Fault: Crash}

@@ -39,3 +39,16 @@ func BenchmarkDraw(b *testing.B) {
 		DrawPlan(rng, DrawSwarm(rng, nil))
 	}
 }
+
+// faultIndex knows every fault of the catalogue, at its position: a fault it misses is still
+// drawn right (through the swarm's map), only slower.
+func TestFaultIndexIsCataloguePosition(t *testing.T) {
+	for i, f := range catalogue {
+		if got := faultIndex(f.Name); got != i {
+			t.Errorf("faultIndex(%q) = %d, its catalogue position is %d", f.Name, got, i)
+		}
+	}
+	if got := faultIndex("gremlins"); got != -1 {
+		t.Errorf("faultIndex(\"gremlins\") = %d, want -1", got)
+	}
+}

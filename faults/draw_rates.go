@@ -1,0 +1,137 @@
+package faults
+
+// faultCount is the number of faults in the catalogue: a constant, so that a drawer's table of
+// rates is an array, with no allocation.
+const faultCount = len(catalogueTable)
+
+// swarmRates is a swarm as a table indexed by catalogue position. DrawPlan asks the swarm
+// whether a fault is on about 160 times a plan (18 provider faults for every answer); a map
+// lookup hashes the name each time, this table does not.
+type swarmRates struct {
+	on   [faultCount]bool
+	rate [faultCount]float64
+}
+
+// fill copies the swarm into the table. A name outside the catalogue has no place in it: rate
+// looks such a name up in the swarm itself.
+func (r *swarmRates) fill(swarm Swarm) {
+	for name, rate := range swarm {
+		if i := faultIndex(name); i >= 0 {
+			r.on[i], r.rate[i] = true, rate
+		}
+	}
+}
+
+// rate is the swarm's rate for fault, and whether the swarm has it.
+func (d *drawer) rate(fault string) (float64, bool) {
+	if i := faultIndex(fault); i >= 0 {
+		return d.rates.rate[i], d.rates.on[i]
+	}
+	return d.rateOutside(fault)
+}
+
+// rateOutside is rate for a name outside the catalogue, kept apart so that rate is small enough
+// for the compiler to inline.
+//go:noinline
+func (d *drawer) rateOutside(fault string) (float64, bool) {
+	rate, ok := d.swarm[fault]
+	return rate, ok
+}
+
+// has reports whether the swarm switches fault on.
+func (d *drawer) has(fault string) bool {
+	_, ok := d.rate(fault)
+	return ok
+}
+
+// faultIndex is a fault's position in the catalogue, or -1 for a name outside it. The compiler
+// turns a switch on constant strings into comparisons of lengths and single bytes and one
+// comparison of the whole name: no hashing. A fault missing here still works, through the map
+// (TestFaultIndexIsCataloguePosition says which one is missing).
+func faultIndex(name string) int {
+	switch name {
+	case RateLimit:
+		return 0
+	case RateLimitAfterBelow:
+		return 1
+	case RateLimitAfterEqual:
+		return 2
+	case RateLimitAfterAbove:
+		return 3
+	case RetryAfterInvalid:
+		return 4
+	case Server:
+		return 5
+	case Timeout:
+		return 6
+	case Transport:
+		return 7
+	case EmptyResponse:
+		return 8
+	case ContextWindowExceeded:
+		return 9
+	case PlainError:
+		return 10
+	case FailMidStream:
+		return 11
+	case MaxTokens:
+		return 12
+	case ToolCalls:
+		return 13
+	case SlowStream:
+		return 14
+	case ToolLatency:
+		return 15
+	case ToolLongLatency:
+		return 16
+	case ToolError:
+		return 17
+	case ToolPanic:
+		return 18
+	case ToolUnknown:
+		return 19
+	case ToolIgnoresCancel:
+		return 20
+	case Steer:
+		return 21
+	case Inject:
+		return 22
+	case Followup:
+		return 23
+	case CancelUser:
+		return 24
+	case CancelParent:
+		return 25
+	case CancelHook:
+		return 26
+	case Dispose:
+		return 27
+	case PluginEnd:
+		return 28
+	case AppendRefused:
+		return 29
+	case Crash:
+		return 30
+	case TornWrite:
+		return 31
+	case StoreOutage:
+		return 32
+	case ObserverCallback:
+		return 33
+	case SendCancelRace:
+		return 34
+	case SlowCompaction:
+		return 35
+	case WrappedFailure:
+		return 36
+	case StreamIgnoresCancel:
+		return 37
+	case PowerLoss:
+		return 38
+	case ToolGoexit:
+		return 39
+	case ProviderGoexit:
+		return 40
+	}
+	return -1
+}
