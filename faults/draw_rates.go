@@ -32,6 +32,7 @@ func (d *drawer) rate(fault string) (float64, bool) {
 
 // rateOutside is rate for a name outside the catalogue, kept apart so that rate is small enough
 // for the compiler to inline.
+//
 //go:noinline
 func (d *drawer) rateOutside(fault string) (float64, bool) {
 	rate, ok := d.swarm[fault]
