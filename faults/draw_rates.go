@@ -30,8 +30,8 @@ func (d *drawer) rate(fault string) (float64, bool) {
 	return d.rateOutside(fault)
 }
 
-// rateOutside is rate for a name outside the catalogue, kept apart so that rate is small enough
-// for the compiler to inline.
+// rateOutside is rate for a name outside the catalogue, kept out of line: inlined, the map
+// lookup's code made every rate call dearer (about 900 instructions a plan).
 //
 //go:noinline
 func (d *drawer) rateOutside(fault string) (float64, bool) {
