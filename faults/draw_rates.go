@@ -27,14 +27,6 @@ func (d *drawer) rate(fault string) (float64, bool) {
 	if i := faultIndex(fault); i >= 0 {
 		return d.rates.rate[i], d.rates.on[i]
 	}
-	return d.rateOutside(fault)
-}
-
-// rateOutside is rate for a name outside the catalogue, kept out of line: inlined, the map
-// lookup's code made every rate call dearer (about 900 instructions a plan).
-//
-//go:noinline
-func (d *drawer) rateOutside(fault string) (float64, bool) {
 	rate, ok := d.swarm[fault]
 	return rate, ok
 }
