@@ -446,7 +446,16 @@ func sortedByTime(actions []Action) []Action {
 	for i, a := range actions {
 		keys = append(keys, key{a.AtMs, i})
 	}
-	slices.SortStableFunc(keys, func(a, b key) int { return cmp.Compare(a.atMs, b.atMs) })
+	if len(keys) <= actionsBuffered {
+		// an insertion sort, stable: for a plan's few actions, cheaper than calling a comparison
+		for i := 1; i < len(keys); i++ {
+			for j := i; j > 0 && keys[j].atMs < keys[j-1].atMs; j-- {
+				keys[j], keys[j-1] = keys[j-1], keys[j]
+			}
+		}
+	} else {
+		slices.SortStableFunc(keys, func(a, b key) int { return cmp.Compare(a.atMs, b.atMs) })
+	}
 	sorted := make([]Action, len(keys))
 	for j, k := range keys {
 		sorted[j] = actions[k.i]
