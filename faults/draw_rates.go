@@ -5,7 +5,7 @@ package faults
 const faultCount = len(catalogueTable)
 
 // swarmRates is a swarm as a table indexed by catalogue position. DrawPlan asks the swarm
-// whether a fault is on about 160 times a plan (18 provider faults for every answer); a map
+// whether a fault is on about 290 times a plan (18 provider faults for every answer); a map
 // lookup hashes the name each time, this table does not.
 type swarmRates struct {
 	on   [faultCount]bool
