@@ -184,7 +184,7 @@ func (v *Validator) Check(e Event) error {
 		if err := v.checkScope(refuse, d.Turn, d.Step); err != nil {
 			return err
 		}
-		if at, ok := v.awaitingStart.find(d.RetryID, d.Retry); !ok || at.Turn != d.Turn || at.Step != d.Step {
+		if at, ok := v.awaitingStart.find(startedKey{d.RetryID, d.Retry}); !ok || at.Turn != d.Turn || at.Step != d.Step {
 			return refuse(RuleRetryStarted, "no unstarted llm/retry with retryId %q and retry %d in turn %d step %d", d.RetryID, d.Retry, d.Turn, d.Step)
 		}
 	default:
@@ -352,9 +352,9 @@ func (v *Validator) apply(e Event) {
 		}
 		v.chains.set(key, state)
 		v.retryOwners.add(d.RetryID)
-		v.awaitingStart.set(d.RetryID, d.Retry, StepStart{Turn: d.Turn, Step: d.Step})
+		v.awaitingStart.set(startedKey{d.RetryID, d.Retry}, StepStart{Turn: d.Turn, Step: d.Step})
 	case LlmRetryStarted:
-		v.awaitingStart.remove(d.RetryID, d.Retry)
+		v.awaitingStart.remove(startedKey{d.RetryID, d.Retry})
 	}
 }
 

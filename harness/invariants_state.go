@@ -6,63 +6,59 @@ package harness
 // eight entries of these wide keys) and a hash per lookup: three maps per validator were the
 // largest allocation of a replayed log, and a schedule replays its log several times.
 
-// stepCall is one callId of the open step: resulted once its tool/result is in.
-type stepCall struct {
-	id       string
-	resulted bool
+// smallMap is a map of a few entries as a slice searched in order.
+type smallMap[K comparable, V any] []smallEntry[K, V]
+
+type smallEntry[K comparable, V any] struct {
+	key   K
+	value V
 }
 
-// stepCalls are the open step's calls, in the order first seen.
-type stepCalls []stepCall
-
-// find reports whether id was called (or resulted) in the open step, and whether its result is in.
-func (c stepCalls) find(id string) (resulted, seen bool) {
-	for i := range c {
-		if c[i].id == id {
-			return c[i].resulted, true
+func (m smallMap[K, V]) find(key K) (V, bool) {
+	for i := range m {
+		if m[i].key == key {
+			return m[i].value, true
 		}
 	}
-	return false, false
+	var zero V
+	return zero, false
 }
 
-// set records id as called (resulted false) or resulted.
-func (c *stepCalls) set(id string, resulted bool) {
-	for i := range *c {
-		if (*c)[i].id == id {
-			(*c)[i].resulted = resulted
+func (m *smallMap[K, V]) set(key K, value V) {
+	for i := range *m {
+		if (*m)[i].key == key {
+			(*m)[i].value = value
 			return
 		}
 	}
-	*c = append(*c, stepCall{id, resulted})
+	*m = append(*m, smallEntry[K, V]{key, value})
 }
 
-// chainEntry is one retry chain of the open step.
-type chainEntry struct {
-	key   ChainKey
-	state ChainState
+func (m *smallMap[K, V]) remove(key K) {
+	for i := range *m {
+		if (*m)[i].key == key {
+			*m = append((*m)[:i], (*m)[i+1:]...)
+			return
+		}
+	}
 }
+
+// stepCalls are the open step's callIds: true once the call's tool/result is in.
+type stepCalls = smallMap[string, bool]
 
 // stepChains are the open step's retry chains: a chain never outlives its step.
-type stepChains []chainEntry
+type stepChains = smallMap[ChainKey, ChainState]
 
-func (c stepChains) find(key ChainKey) (ChainState, bool) {
-	for i := range c {
-		if c[i].key == key {
-			return c[i].state, true
-		}
-	}
-	return ChainState{}, false
+// startedKey names an llm/retry by its retryId and retry number.
+type startedKey struct {
+	retryID string
+	retry   int
 }
 
-func (c *stepChains) set(key ChainKey, state ChainState) {
-	for i := range *c {
-		if (*c)[i].key == key {
-			(*c)[i].state = state
-			return
-		}
-	}
-	*c = append(*c, chainEntry{key, state})
-}
+// awaitingStarts are the llm/retry events waiting for their llm/retry-started, with the turn
+// and step each was written in: one per chain at most, since a chain's next retry follows its
+// start.
+type awaitingStarts = smallMap[startedKey, StepStart]
 
 // retryIDs are the retryIds of every chain in the log, which must be unique across chains. A
 // long log has many: past retryIDsSmall they are indexed by a map as well.
@@ -102,44 +98,5 @@ func (r *retryIDs) add(id string) {
 			r.index[known] = struct{}{}
 		}
 		r.list = nil
-	}
-}
-
-// awaiting is an llm/retry not yet paired with its llm/retry-started.
-type awaiting struct {
-	retryID string
-	retry   int
-	at      StepStart // the turn and step it was written in
-}
-
-// awaitingStarts are the llm/retry events waiting for their llm/retry-started: one per chain
-// at most, since a chain's next retry follows its start.
-type awaitingStarts []awaiting
-
-func (a awaitingStarts) find(retryID string, retry int) (StepStart, bool) {
-	for i := range a {
-		if a[i].retryID == retryID && a[i].retry == retry {
-			return a[i].at, true
-		}
-	}
-	return StepStart{}, false
-}
-
-func (a *awaitingStarts) set(retryID string, retry int, at StepStart) {
-	for i := range *a {
-		if (*a)[i].retryID == retryID && (*a)[i].retry == retry {
-			(*a)[i].at = at
-			return
-		}
-	}
-	*a = append(*a, awaiting{retryID, retry, at})
-}
-
-func (a *awaitingStarts) remove(retryID string, retry int) {
-	for i := range *a {
-		if (*a)[i].retryID == retryID && (*a)[i].retry == retry {
-			*a = append((*a)[:i], (*a)[i+1:]...)
-			return
-		}
 	}
 }

@@ -52,12 +52,12 @@ func TestStepStateSlices(t *testing.T) {
 	assert.False(t, ok)
 
 	var a awaitingStarts
-	a.set("x", 1, StepStart{Turn: 1, Step: 1})
-	a.set("y", 1, StepStart{Turn: 1, Step: 2})
-	a.remove("x", 1)
-	_, ok = a.find("x", 1)
+	a.set(startedKey{"x", 1}, StepStart{Turn: 1, Step: 1})
+	a.set(startedKey{"y", 1}, StepStart{Turn: 1, Step: 2})
+	a.remove(startedKey{"x", 1})
+	_, ok = a.find(startedKey{"x", 1})
 	assert.False(t, ok)
-	at, ok := a.find("y", 1)
+	at, ok := a.find(startedKey{"y", 1})
 	assert.True(t, ok)
 	assert.Equal(t, 2, at.Step)
 }
