@@ -73,6 +73,9 @@ type drawer struct {
 	// room for their failures (newFail).
 	answersLeft int
 	fails       []Fail
+	// callIDsPerAnswer: call-id-reuse struck an answer, and the provider numbers its calls per
+	// answer from then on.
+	callIDsPerAnswer bool
 }
 
 // perm is rng.Perm(n) into d.order, without a new slice: the same draws, the same
@@ -169,6 +172,9 @@ func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 		plan.CompactionBudget = max(plan.CompactionBudget, int(d.between(1, 2)))
 		plan.CompactionDelayMs = d.between(50, 5_000)
 	}
+	if _, ok := swarm[CallIDReuse]; ok {
+		plan.Refusals = append(plan.Refusals, d.unansweredCalls(plan.HorizonMs))
+	}
 	return plan
 }
 
@@ -216,6 +222,7 @@ var providerFaults = []string{
 	RateLimit, RateLimitAfterBelow, RateLimitAfterEqual, RateLimitAfterAbove, RetryAfterInvalid,
 	Server, Timeout, Transport, EmptyResponse, ContextWindowExceeded, PlainError, FailMidStream,
 	MaxTokens, ToolCalls, SlowStream, WrappedFailure, StreamIgnoresCancel, ProviderGoexit,
+	CallIDReuse,
 }
 
 // drawAnswer shapes one answer: the first enabled provider fault (in a shuffled order) that
@@ -258,6 +265,8 @@ func (d *drawer) toolCallAnswer(fault string) Answer {
 	for range d.between(1, 5) {
 		a.Calls = append(a.Calls, d.drawCall())
 	}
+	d.callIDsPerAnswer = d.callIDsPerAnswer || d.on(CallIDReuse)
+	a.CallIDsPerAnswer = d.callIDsPerAnswer
 	return a
 }
 
@@ -310,8 +319,20 @@ func (d *drawer) shape(fault string) Answer {
 		return d.streamIgnoringCancel()
 	case ProviderGoexit:
 		return Answer{Fault: fault, Chunks: int(d.between(0, 2)), ChunkDelayMs: d.between(10, 300), Goexit: true}
+	case CallIDReuse:
+		d.callIDsPerAnswer = true // tool calls numbered from 1, in this answer and every later one
+		return d.toolCallAnswer(fault)
 	}
 	panic(fmt.Sprintf("faults: invariant: no shape for provider fault %q", fault))
+}
+
+// unansweredCalls is call-id-reuse's refusal window: a reused id only matters to a call left
+// without its result, which takes the executor failing, so the store refuses one tool/call or
+// tool/result append in a window of up to 10 s.
+func (d *drawer) unansweredCalls(horizonMs int64) Window {
+	from := d.between(0, horizonMs-1)
+	kind := []string{harness.TypeToolCall, harness.TypeToolResult}[d.rng.Intn(2)]
+	return Window{FromMs: from, UntilMs: from + d.between(1, 10_000), Type: kind, Count: 1, Fault: CallIDReuse}
 }
 
 // drawCall draws one tool call and how its tool behaves.

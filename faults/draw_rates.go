@@ -125,6 +125,8 @@ func faultIndex(name string) int {
 		return 39
 	case ProviderGoexit:
 		return 40
+	case CallIDReuse:
+		return 41
 	}
 	return -1
 }

@@ -49,6 +49,9 @@ type Answer struct {
 	// fault) after Chunks text chunks ChunkDelayMs apart: in Stream itself when Chunks is 0, in
 	// the stream's Next otherwise. Calls, Finish and Fail are then unused.
 	Goexit bool `json:"goexit,omitempty"`
+	// CallIDsPerAnswer numbers the answer's tool call ids from 1 (call-1, call-2, …) instead of
+	// run-unique ids (the call-id-reuse fault): another answer's calls may carry the same ids.
+	CallIDsPerAnswer bool `json:"callIdsPerAnswer,omitempty"`
 }
 
 // Fail is how an answer fails, after its chunks.
@@ -169,7 +172,8 @@ type Window struct {
 	UntilMs int64  `json:"untilMs"`
 	Type    string `json:"type,omitempty"`
 	Count   int    `json:"count,omitempty"`
-	// Fault names the catalogue fault behind the window: append-refused (empty) or store-outage.
+	// Fault names the catalogue fault behind the window: append-refused (empty), store-outage,
+	// or call-id-reuse (one tool/call or tool/result refused, so calls are left unanswered).
 	Fault string `json:"fault,omitempty"`
 }
 
@@ -245,8 +249,8 @@ func (p Plan) Validate() error {
 		if w.Count < 0 {
 			return fmt.Errorf("faults: plan: refusals[%d]: count %d is negative", i, w.Count)
 		}
-		if w.Fault != "" && w.Fault != AppendRefused && w.Fault != StoreOutage {
-			return fmt.Errorf("faults: plan: refusals[%d]: fault %q is not %s or %s", i, w.Fault, AppendRefused, StoreOutage)
+		if w.Fault != "" && w.Fault != AppendRefused && w.Fault != StoreOutage && w.Fault != CallIDReuse {
+			return fmt.Errorf("faults: plan: refusals[%d]: fault %q is not %s, %s or %s", i, w.Fault, AppendRefused, StoreOutage, CallIDReuse)
 		}
 	}
 	return nil

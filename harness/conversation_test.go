@@ -75,3 +75,25 @@ func TestDropUnansweredAfterCompactLooksAtEverything(t *testing.T) {
 		}
 	}
 }
+
+// Within one turn, too: a later step's call is answered only by the results that follow its own
+// answer, not by an earlier step's result with the same id (ids are unique per step only). The
+// simulator's call-id-reuse fault found this: step 1 answered c1, step 2's c1 was never answered
+// (its tool/call refused), and the next turn's request carried it without a result.
+func TestDropUnansweredLooksAtEachStepsOwnResults(t *testing.T) {
+	c := Conversation{}
+	for _, e := range []Entry{userEntry("a"), callsEntry("c1"), resultEntry("c1"), callsEntry("c1", "c2"), resultEntry("c2")} {
+		c.add(e)
+	}
+	c.dropUnanswered() // the turn ends: step 2's c1 has no result of its own
+	assert.Equal(t, []Entry{userEntry("a"), callsEntry("c1"), resultEntry("c1"), callsEntry("c2"), resultEntry("c2")}, c.entries)
+}
+
+// Looking at the whole conversation (after a restart rebuilt it from the log, or a compaction
+// moved it), each answer's calls are still judged by the results that follow that answer: a
+// later result with the same id answers another step's call.
+func TestDropUnansweredOverTheWholeConversationPairsByStep(t *testing.T) {
+	c := Conversation{entries: []Entry{userEntry("a"), callsEntry("c1", "c2"), resultEntry("c2"), userEntry("b"), callsEntry("c1"), resultEntry("c1")}}
+	c.dropUnanswered() // settled 0: as resume and a compaction leave it
+	assert.Equal(t, []Entry{userEntry("a"), callsEntry("c2"), resultEntry("c2"), userEntry("b"), callsEntry("c1"), resultEntry("c1")}, c.entries)
+}

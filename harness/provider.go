@@ -84,34 +84,34 @@ func (c *Conversation) Compact() int {
 // dropUnanswered removes the tool calls that never got a result (the executor failed before
 // committing it, say) from the assistant entries that asked for them, so that no later request
 // carries a call without its result. The session log keeps them as they were. Only the entries
-// since the last call are looked at (a turn's handful, its answered ids in a short list): every
-// call before them is settled, and a result comes after its call.
+// since the last call are looked at: every call before them is settled. An answer's calls are
+// answered by the tool entries that follow it, up to the next answer: ids are unique per step
+// only, so a result elsewhere with the same id answers another step's call.
 func (c *Conversation) dropUnanswered() {
 	from := min(c.settled, len(c.entries))
-	var room [16]string
-	answered := room[:0]
-	for _, e := range c.entries[from:] {
-		if e.Role == RoleTool {
-			answered = append(answered, e.CallID)
-		}
-	}
 	for i := from; i < len(c.entries); i++ {
-		e := c.entries[i]
-		if e.Role != RoleAssistant {
+		if c.entries[i].Role != RoleAssistant {
 			continue
 		}
-		var blocks []Block
-		changed := false
-		for _, b := range e.Blocks {
-			if b.Type == BlockToolCall && !slices.Contains(answered, b.CallID) {
-				changed = true
-				continue
+		end := i + 1
+		for end < len(c.entries) && c.entries[end].Role != RoleAssistant {
+			end++
+		}
+		results := c.entries[i+1 : end]
+		answered := func(id string) bool {
+			return slices.ContainsFunc(results, func(r Entry) bool { return r.Role == RoleTool && r.CallID == id })
+		}
+		blocks := c.entries[i].Blocks
+		if !slices.ContainsFunc(blocks, func(b Block) bool { return b.Type == BlockToolCall && !answered(b.CallID) }) {
+			continue // every call answered: the entry stays as it is, nothing copied
+		}
+		var kept []Block
+		for _, b := range blocks {
+			if b.Type != BlockToolCall || answered(b.CallID) {
+				kept = append(kept, b)
 			}
-			blocks = append(blocks, b)
 		}
-		if changed {
-			c.entries[i].Blocks = blocks
-		}
+		c.entries[i].Blocks = kept
 	}
 	c.settled = len(c.entries)
 }

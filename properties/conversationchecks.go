@@ -1,11 +1,20 @@
 package properties
 
-import "github.com/turnsim/turnsim/harness"
+import (
+	"slices"
+
+	"github.com/turnsim/turnsim/harness"
+)
 
 // A provider refuses a conversation in which a tool call has no result, a result has no call,
 // or a call has two results (the spec: "the conversation sent in any request never holds a tool
 // call without exactly one result after it"). The property judges what the simulated provider
 // was actually sent, request by request, and reports each offending call once.
+//
+// A call's id is unique in its step only: a later step may ask for a call with the id of an
+// earlier one (call_1 in every answer). So a result answers the call with its id still waiting
+// for one, before it; once answered, the id is free for a later call. A call asked for while an
+// earlier call with its id still waits leaves that earlier call without a result of its own.
 
 func checkConversationWellFormed(x *index, v *violations) {
 	reported := map[string]bool{}
@@ -16,33 +25,38 @@ func checkConversationWellFormed(x *index, v *violations) {
 		}
 	}
 	for _, r := range x.run.Trace.Requests {
-		var calls []string
-		asked := map[string]bool{}
-		results := map[string]int{}
+		// waiting holds the calls asked for and not yet answered, in order: their ids and entries.
+		type call struct {
+			id    string
+			entry int
+		}
+		var waiting []call
+		answered := map[string]bool{} // ids that had a result, for a second result's message
 		for i, m := range r.Messages {
 			switch m.Role {
 			case harness.RoleAssistant:
 				for _, id := range m.CallIDs {
-					if asked[id] {
-						report(r, id, "tool call %s is asked for twice (entry %d)", id, i)
+					if k := slices.IndexFunc(waiting, func(c call) bool { return c.id == id }); k >= 0 {
+						report(r, id, "tool call %s (entry %d) is asked for again (entry %d) before it has its result", id, waiting[k].entry, i)
+						waiting = slices.Delete(waiting, k, k+1)
 					}
-					asked[id] = true
-					calls = append(calls, id)
+					waiting = append(waiting, call{id, i})
 				}
 			case harness.RoleTool:
+				k := slices.IndexFunc(waiting, func(c call) bool { return c.id == m.ResultFor })
 				switch {
-				case !asked[m.ResultFor]:
-					report(r, m.ResultFor, "the tool result for %s (entry %d) has no call before it", m.ResultFor, i)
-				case results[m.ResultFor] > 0:
+				case k >= 0:
+					waiting = slices.Delete(waiting, k, k+1)
+					answered[m.ResultFor] = true
+				case answered[m.ResultFor]:
 					report(r, m.ResultFor, "tool call %s has a second result (entry %d)", m.ResultFor, i)
+				default:
+					report(r, m.ResultFor, "the tool result for %s (entry %d) has no call before it", m.ResultFor, i)
 				}
-				results[m.ResultFor]++
 			}
 		}
-		for _, id := range calls {
-			if results[id] == 0 {
-				report(r, id, "tool call %s has no result in the conversation (%d entries)", id, len(r.Messages))
-			}
+		for _, c := range waiting {
+			report(r, c.id, "tool call %s (entry %d) has no result in the conversation (%d entries)", c.id, c.entry, len(r.Messages))
 		}
 	}
 }

@@ -56,7 +56,7 @@ func checkInterruptedTurns(x *index, v *violations) {
 }
 
 func checkNoDoubleDispatch(x *index, v *violations) {
-	dispatched := map[string]int64{}
+	dispatched := map[callKey]int64{}
 	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
 		synthetic := map[string]bool{}
 		for _, r := range s.results {
@@ -65,21 +65,28 @@ func checkNoDoubleDispatch(x *index, v *violations) {
 			}
 		}
 		for _, c := range s.calls {
+			if !askedFor(s, c.data.CallID) {
+				v.add(c.seq, c.timeMs, "call %s dispatched in turn %d step %d, whose answer did not ask for it (another step's call dispatched again?)", c.data.CallID, t.number, step)
+			}
 			if synthetic[c.data.CallID] {
 				continue
 			}
-			if first, again := dispatched[c.data.CallID]; again {
-				v.add(c.seq, c.timeMs, "call %s dispatched again (first at event %d)", c.data.CallID, first)
+			key := callKey{t.number, step, c.data.CallID}
+			if first, again := dispatched[key]; again {
+				v.add(c.seq, c.timeMs, "call %s of turn %d step %d dispatched again (first at event %d)", c.data.CallID, t.number, step, first)
 			}
-			dispatched[c.data.CallID] = c.seq
+			dispatched[key] = c.seq
 		}
 	})
-	ran := map[string]bool{}
+	// A run names the call the model asked for (its turn, step and id), wherever it was
+	// dispatched: a call run again in a later step after a restart is the same call.
+	ran := map[callKey]bool{}
 	for _, r := range x.run.Trace.Tools {
-		if ran[r.CallID] {
-			v.add(0, r.StartMs, "call %s ran twice", r.CallID)
+		key := callKey{r.Turn, r.Step, r.CallID}
+		if ran[key] {
+			v.add(0, r.StartMs, "call %s of turn %d step %d ran twice", r.CallID, r.Turn, r.Step)
 		}
-		ran[r.CallID] = true
+		ran[key] = true
 	}
 }
 
@@ -100,4 +107,18 @@ func checkChainBudget(x *index, v *violations) {
 			v.add(r.seq, r.timeMs, "the chain of turn %d step %d holds %d retries, above its budget %d", c.turn, c.step, count[c], budget)
 		}
 	}
+}
+
+// askedFor reports whether the answer of step s asked for a call with id: only such a call is
+// dispatched in s (ids are unique per step only, so a call of another step may share it).
+func askedFor(s *stepIndex, id string) bool {
+	if s.message == nil {
+		return false
+	}
+	for _, b := range s.message.Message.Blocks {
+		if b.Type == harness.BlockToolCall && b.CallID == id {
+			return true
+		}
+	}
+	return false
 }

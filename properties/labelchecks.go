@@ -60,7 +60,7 @@ func checkFaultLabelled(x *index, v *violations) {
 			if !ok || setAside(r.data) {
 				continue
 			}
-			run, ran := runs[c.data.CallID]
+			run, ran := runs[callKey{t.number, step, c.data.CallID}]
 			if !registered(c.data.Name) && ran {
 				v.add(c.seq, c.timeMs, "turn %d step %d: call %s to the unknown tool %q ran", t.number, step, c.data.CallID, c.data.Name)
 			}

@@ -14,11 +14,15 @@ func oneCall(t *testing.T, name string, result harness.ToolResult, runs ...ToolR
 	r := run(t,
 		harness.TurnStart{Turn: 1},
 		harness.StepStart{Turn: 1, Step: 1},
+		harness.AssistantMessage{Turn: 1, Step: 1, Message: harness.AssembledMessage{Blocks: []harness.Block{{Type: harness.BlockToolCall, CallID: "c1", Name: name}}}, Finish: harness.FinishToolCalls},
 		harness.ToolCall{Turn: 1, Step: 1, CallID: "c1", Name: name},
 		result,
 		harness.StepEnd{Turn: 1, Step: 1},
 		harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: harness.EndCompleted}},
 	)
+	for i := range runs {
+		runs[i].Turn, runs[i].Step = 1, 1 // the runs are of the one call: turn 1 step 1's c1
+	}
 	r.Traced, r.Trace.Tools = true, runs
 	return r
 }

@@ -105,6 +105,11 @@ func TestConversationWellFormed(t *testing.T) {
 		"a call asked for twice":       {[]RequestMessage{user, asks("a"), result("a"), asks("a")}, 1},
 		"no tool calls at all":         {[]RequestMessage{user, {Role: harness.RoleAssistant}, user}, 0},
 		"reported once, not per reply": {[]RequestMessage{user, asks("a")}, 1},
+		// ids are unique per step only: a later step may reuse an answered call's id
+		"an id reused by a later step":     {[]RequestMessage{user, asks("a"), result("a"), user, asks("a", "b"), result("a"), result("b")}, 0},
+		"a reused id without its result":   {[]RequestMessage{user, asks("a"), result("a"), user, asks("a"), user}, 1},
+		"an id asked again before it ends": {[]RequestMessage{user, asks("a"), asks("a"), result("a")}, 1},
+		"one id twice in one answer":       {[]RequestMessage{user, asks("a", "a"), result("a"), result("a")}, 1},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

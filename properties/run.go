@@ -156,8 +156,10 @@ type Wait struct {
 	Cancelled bool
 }
 
-// ToolRun is one execution of a simulated tool.
+// ToolRun is one execution of a simulated tool. Turn, Step and CallID name the call it runs:
+// the step whose answer asked for it, and its id there (ids are unique per step only).
 type ToolRun struct {
+	Turn, Step     int
 	CallID, Name   string
 	StartMs, EndMs int64  // EndMs -1 if it never returned
 	Content        string // what it returned; for a panic, the panic's text

@@ -58,7 +58,7 @@ func checkNoDispatchAfterCancel(x *index, v *violations) {
 			// call that never ran, in a step where a tool/result was refused, is taken for one.
 			refusedResult := x.refusedIn(n, sn, harness.TypeToolResult)
 			for _, c := range s.calls {
-				_, ran := runs[c.data.CallID]
+				_, ran := runs[callKey{n, sn, c.data.CallID}]
 				if c.seq > first.SeqAt && !synthetic[c.data.CallID] && (ran || !refusedResult) {
 					v.add(c.seq, c.timeMs, "turn %d: call %s dispatched after the %s cancel at +%.3fs", n, c.data.CallID, first.Kind, float64(first.AtMs)/1000)
 				}
@@ -67,11 +67,18 @@ func checkNoDispatchAfterCancel(x *index, v *violations) {
 	}
 }
 
-// runsByCall indexes the simulated tools' executions by callId.
-func (x *index) runsByCall() map[string]ToolRun {
-	runs := map[string]ToolRun{}
+// callKey names a tool call: its id is unique in its step only, so the turn and step that
+// asked for it go with it.
+type callKey struct {
+	turn, step int
+	id         string
+}
+
+// runsByCall indexes the simulated tools' executions by the call they run.
+func (x *index) runsByCall() map[callKey]ToolRun {
+	runs := map[callKey]ToolRun{}
 	for _, r := range x.run.Trace.Tools {
-		runs[r.CallID] = r
+		runs[callKey{r.Turn, r.Step, r.CallID}] = r
 	}
 	return runs
 }
@@ -88,7 +95,7 @@ func checkDrainRealResults(x *index, v *violations) {
 			results[r.data.CallID], resultSeq[r.data.CallID] = r.data, r.seq
 		}
 		for _, c := range s.calls {
-			run, started := runs[c.data.CallID]
+			run, started := runs[callKey{t.number, step, c.data.CallID}]
 			if !started {
 				continue
 			}
@@ -131,7 +138,7 @@ func checkUnstartedGetSynthetic(x *index, v *violations) {
 		}
 		for _, block := range s.message.Message.ToolCalls() {
 			result, ok := results[block.CallID]
-			_, ran := runs[block.CallID]
+			_, ran := runs[callKey{t.number, step, block.CallID}]
 			switch {
 			case !ok:
 				v.add(s.messageSeq, -1, "turn %d step %d: the model asked for %s and it got no result", t.number, step, block.CallID)
@@ -237,14 +244,8 @@ func (x *index) poolLimit() int {
 }
 
 func checkToolContextCancelled(x *index, v *violations) {
-	turnOf := map[string]int{}
-	for _, e := range x.run.Log {
-		if c, ok := e.Data.(harness.ToolCall); ok {
-			turnOf[c.CallID] = c.Turn
-		}
-	}
 	for _, run := range x.run.Trace.Tools {
-		t := x.turns[turnOf[run.CallID]]
+		t := x.turns[run.Turn] // the turn whose answer asked for the call: the one it runs in
 		if !run.HonoursCancel || t == nil || run.Outcome == "killed" {
 			continue
 		}

@@ -57,7 +57,9 @@ func (s *simStore) Append(e harness.Event) error {
 				t.record(func(tr *properties.Trace) {
 					tr.Refusals = append(tr.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step})
 				})
-				t.strike(cmp.Or(window.Fault, faults.AppendRefused))
+				if window.Fault != faults.CallIDReuse { // it strikes when an id is reused (toolCallChunk)
+					t.strike(cmp.Or(window.Fault, faults.AppendRefused))
+				}
 				return errAppendRefused
 			}
 		}

@@ -25,6 +25,9 @@ type planProvider struct {
 	served  int
 	// userTools, if set, renames planned calls onto the user's tools (see usertools.go).
 	userTools *userTools
+	// perAnswerHigh is the highest number a call-id-reuse answer has given its calls so far
+	// (call-1 … call-perAnswerHigh): a later such answer reuses the ids up to it.
+	perAnswerHigh int
 }
 
 // cleanAnswer is what the provider says once the plan is used up or the horizon has passed.
@@ -154,18 +157,34 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 				return harness.Chunk{}, err
 			}
 		}
-		s.provider.tracer.strike(a.Fault)
+		if a.Fault != faults.CallIDReuse { // it strikes when an id is reused (toolCallChunk)
+			s.provider.tracer.strike(a.Fault)
+		}
 		return harness.Chunk{Kind: harness.ChunkFinish, Finish: a.Finish}, nil
 	}
 	return harness.Chunk{}, io.EOF
 }
 
-// toolCallChunk is the chunk of the answer's j-th tool call. Its arguments carry the plan's Call,
-// so the simulated tool knows how to behave.
+// toolCallChunk is the chunk of the answer's j-th tool call. Its id is call-<request>-<j>, unique
+// in the run, or call-<j> with the call-id-reuse fault, unique in the answer only. Its arguments
+// carry the plan's Call, so the simulated tool knows how to behave, and the request that asked
+// for it: its turn and step, with the id, name the call.
 func (s *planStream) toolCallChunk(j int) harness.Chunk {
 	call := s.answer.Calls[j]
 	callID := fmt.Sprintf("call-%d-%d", s.index+1, j+1)
-	args, name := toolArguments{CallID: callID, Call: call}, call.Name
+	if s.answer.CallIDsPerAnswer {
+		callID = fmt.Sprintf("call-%d", j+1)
+		p := s.provider
+		p.tracer.mu.Lock()
+		// This answer gave call-1 … call-j before; a number up to the high mark is another's.
+		reused := j+1 <= p.perAnswerHigh
+		p.perAnswerHigh = max(p.perAnswerHigh, j+1)
+		p.tracer.mu.Unlock()
+		if reused {
+			p.tracer.strike(faults.CallIDReuse) // a later step gets an id an earlier one had
+		}
+	}
+	args, name := toolArguments{CallID: callID, Request: s.index + 1, Call: call}, call.Name
 	if u := s.provider.userTools; u != nil {
 		name = u.rename(call.Name)
 		if u.known(name) {
@@ -212,6 +231,9 @@ func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 // toolArguments is what a simulated tool call carries: its id and its planned behaviour.
 type toolArguments struct {
 	CallID string `json:"callId"`
+	// Request numbers the request whose answer asked for the call (from 1, as in call-<request>-
+	// <j>): its turn and step, with CallID, name the call (ids are unique per step only).
+	Request int `json:"request"`
 	faults.Call
 	// Input is what a user's tool is called with (see Agent.Arguments); turnsim's own tools
 	// take none.
@@ -261,7 +283,7 @@ func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name st
 			t.strike(f) // the planned latency begins now
 		}
 	}
-	finish = t.toolStarted(properties.ToolRun{CallID: args.CallID, Name: name, Parallel: parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel})
+	finish = t.toolStarted(properties.ToolRun{CallID: args.CallID, Name: name, Parallel: parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel}, args.Request)
 	if call.IgnoreCancel {
 		err = rt.Sleep(ms(call.LatencyMs))
 	} else {
@@ -292,10 +314,14 @@ func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name st
 	return args, finish, nil
 }
 
-// toolStarted records a tool run starting now and returns what records its end.
-func (t *tracer) toolStarted(run properties.ToolRun) (finish func(outcome, content string)) {
+// toolStarted records a tool run starting now, of a call the request-th request asked for, and
+// returns what records its end.
+func (t *tracer) toolStarted(run properties.ToolRun, request int) (finish func(outcome, content string)) {
 	run.StartMs, run.EndMs = t.nowMs(), -1
 	t.mu.Lock()
+	if i := request - 1; i >= 0 && i < len(t.trace.Requests) { // none: tools run without the world's provider
+		run.Turn, run.Step = t.trace.Requests[i].Turn, t.trace.Requests[i].Step
+	}
 	t.toolsRunning++
 	t.toolOrder++
 	run.StartOrder, run.EndOrder = t.toolOrder, -1

@@ -125,6 +125,8 @@ type planDraw struct {
 	t      *rapid.T
 	on     map[string]bool
 	policy harness.RetryPolicy
+	// callIDsPerAnswer: call-id-reuse struck, and the provider numbers calls per answer from then on.
+	callIDsPerAnswer bool
 }
 
 func (d *planDraw) between(label string, low, high int64) int64 {
@@ -169,6 +171,12 @@ func (d *planDraw) plan() faults.Plan {
 	if d.on[faults.SlowCompaction] {
 		plan.CompactionBudget = max(plan.CompactionBudget, d.count("slow compaction budget", 1, 2))
 		plan.CompactionDelayMs = d.between("compactionDelayMs", 50, 5_000)
+	}
+	if d.on[faults.CallIDReuse] && d.coin("call-id-reuse refuses a tool append") {
+		// as DrawPlan: one tool/call or tool/result refused, so calls are left unanswered
+		from := d.between("unanswered fromMs", 0, plan.HorizonMs-1)
+		kind := rapid.SampledFrom([]string{harness.TypeToolCall, harness.TypeToolResult}).Draw(d.t, "unanswered type")
+		plan.Refusals = append(plan.Refusals, faults.Window{FromMs: from, UntilMs: from + d.between("unanswered lengthMs", 1, 10_000), Type: kind, Count: 1, Fault: faults.CallIDReuse})
 	}
 	return plan
 }
@@ -221,6 +229,8 @@ func (d *planDraw) toolCallAnswer(fault string) faults.Answer {
 	for range d.count("calls", 1, rapidCallsPerAnswer) {
 		a.Calls = append(a.Calls, d.call())
 	}
+	d.callIDsPerAnswer = d.callIDsPerAnswer || d.strikes(faults.CallIDReuse)
+	a.CallIDsPerAnswer = d.callIDsPerAnswer
 	return a
 }
 
@@ -293,6 +303,9 @@ func (d *planDraw) shape(fault string) faults.Answer {
 		return a
 	case faults.ProviderGoexit:
 		return faults.Answer{Fault: fault, Chunks: d.count("chunks before the goexit", 0, 2), ChunkDelayMs: d.between("chunkDelayMs", 10, 300), Goexit: true}
+	case faults.CallIDReuse:
+		d.callIDsPerAnswer = true // calls numbered from 1, in this answer and every later one
+		return d.toolCallAnswer(fault)
 	}
 	panic(fmt.Sprintf("sim: invariant: PlanGen has no shape for provider fault %q", fault))
 }

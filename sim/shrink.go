@@ -144,8 +144,8 @@ func cleanAnswers(s Schedule) []Schedule {
 	return out
 }
 
-// fewerCalls proposes answers with one tool call or one chunk fewer, and calls with simpler
-// behaviour (no faults, minimal latency).
+// fewerCalls proposes answers with one tool call or one chunk fewer, calls with simpler
+// behaviour (no faults, minimal latency), and run-unique call ids.
 func fewerCalls(s Schedule) []Schedule {
 	var out []Schedule
 	for i, a := range s.Plan.Answers {
@@ -171,6 +171,11 @@ func fewerCalls(s Schedule) []Schedule {
 		if a.ChunkDelayMs > 1 {
 			c := cloneSchedule(s)
 			c.Plan.Answers[i].ChunkDelayMs /= 2
+			out = append(out, c)
+		}
+		if a.CallIDsPerAnswer {
+			c := cloneSchedule(s)
+			c.Plan.Answers[i].CallIDsPerAnswer = false // run-unique ids: call-id-reuse off
 			out = append(out, c)
 		}
 	}
@@ -257,6 +262,9 @@ func swarmOf(p faults.Plan) faults.Swarm {
 	for _, a := range p.Answers {
 		if a.Fault != "" {
 			swarm[a.Fault] = 1
+		}
+		if a.CallIDsPerAnswer {
+			swarm[faults.CallIDReuse] = 1
 		}
 		for _, c := range a.Calls {
 			for _, f := range c.Faults {

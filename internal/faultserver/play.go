@@ -34,7 +34,8 @@ const maxStall = time.Minute
 
 // toolArguments is what a planned call carries, as in the simulator: its id and its behaviour.
 type toolArguments struct {
-	CallID string `json:"callId"`
+	CallID  string `json:"callId"`
+	Request int    `json:"request"`
 	faults.Call
 }
 
@@ -121,7 +122,10 @@ func play(s *Server, w http.ResponseWriter, r *http.Request, proto protocol, ste
 	}
 	for j, c := range a.Calls {
 		id := fmt.Sprintf("call-%d-%d", index+1, j+1)
-		args, err := json.Marshal(toolArguments{CallID: id, Call: c})
+		if a.CallIDsPerAnswer {
+			id = fmt.Sprintf("call-%d", j+1) // call-id-reuse: unique in the answer only
+		}
+		args, err := json.Marshal(toolArguments{CallID: id, Request: index + 1, Call: c})
 		if err != nil {
 			panic("faultserver: invariant: a plan call encodes: " + err.Error())
 		}

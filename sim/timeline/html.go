@@ -87,6 +87,12 @@ type tlTool struct {
 	runs         []properties.ToolRun
 }
 
+// tlCallKey names a tool call: its id is unique in its step only.
+type tlCallKey struct {
+	turn, step int
+	id         string
+}
+
 // tlWallClockMs separates the scheduler's clock (Unix time 0 at the start of the run, and no
 // run lasts a day) from a real one (PlaySchedule on the production runtime), whose times must
 // be measured from the first thing that happened.
@@ -99,7 +105,7 @@ func tlBuildModel(o Run) *tlModel {
 	m.describe, m.describeReason = o.describers()
 	steps := map[[2]int]*tlStep{}
 	turns := map[int]*tlTurn{}
-	tools := map[string]*tlTool{}
+	tools := map[tlCallKey]*tlTool{}
 	m.buildFromLog(o.Log, turns, steps, tools)
 	m.endMs = tlEnd(o, m.origin)
 	for _, c := range o.Trace.Crashes {
@@ -118,12 +124,13 @@ func tlBuildModel(o Run) *tlModel {
 		}
 	}
 	for _, r := range o.Trace.Tools {
-		if t := tools[r.CallID]; t != nil {
+		key := tlCallKey{r.Turn, r.Step, r.CallID}
+		if t := tools[key]; t != nil {
 			t.runs = append(t.runs, r)
 			continue
 		}
 		t := &tlTool{callID: r.CallID, name: r.Name, callMs: -1, resultMs: -1, runs: []properties.ToolRun{r}}
-		tools[r.CallID] = t
+		tools[key] = t
 		m.orphanTools = append(m.orphanTools, t)
 	}
 	for _, n := range tlSortedKeys(turns) {
@@ -136,7 +143,7 @@ func tlBuildModel(o Run) *tlModel {
 }
 
 // buildFromLog reads turns, steps and tool calls from the log's events, in log order.
-func (m *tlModel) buildFromLog(log []harness.Event, turns map[int]*tlTurn, steps map[[2]int]*tlStep, tools map[string]*tlTool) {
+func (m *tlModel) buildFromLog(log []harness.Event, turns map[int]*tlTurn, steps map[[2]int]*tlStep, tools map[tlCallKey]*tlTool) {
 	for _, e := range log {
 		at := e.Time - m.origin
 		switch d := e.Data.(type) {
@@ -154,17 +161,19 @@ func (m *tlModel) buildFromLog(log []harness.Event, turns map[int]*tlTurn, steps
 			s.endMs, s.open = at, false
 		case harness.ToolCall:
 			s := m.step(turns, steps, d.Turn, d.Step, at)
-			t := tools[d.CallID]
+			key := tlCallKey{d.Turn, d.Step, d.CallID}
+			t := tools[key]
 			if t == nil {
 				t = &tlTool{callID: d.CallID, name: d.Name, callMs: at, resultMs: -1}
-				tools[d.CallID] = t
+				tools[key] = t
 				s.tools = append(s.tools, t)
 			}
 		case harness.ToolResult:
-			t := tools[d.CallID]
+			key := tlCallKey{d.Turn, d.Step, d.CallID}
+			t := tools[key]
 			if t == nil {
 				t = &tlTool{callID: d.CallID, callMs: -1}
-				tools[d.CallID] = t
+				tools[key] = t
 				s := m.step(turns, steps, d.Turn, d.Step, at)
 				s.tools = append(s.tools, t)
 			}

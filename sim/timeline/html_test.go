@@ -149,17 +149,21 @@ func timelineCheckMarkup(t *testing.T, o sim.Outcome, doc string) {
 		assert.Contains(t, svg, `class="turn-bar turn-`+k+`"`)
 	}
 	steps := map[[2]int]bool{}
-	calls := map[string]bool{}
+	type call struct { // an id is unique in its step only
+		turn, step int
+		id         string
+	}
+	calls := map[call]bool{}
 	for _, e := range o.Log {
 		switch d := e.Data.(type) {
 		case harness.StepStart:
 			steps[[2]int{d.Turn, d.Step}] = true
 		case harness.ToolCall:
-			calls[d.CallID] = true
+			calls[call{d.Turn, d.Step, d.CallID}] = true
 		}
 	}
 	for _, r := range o.Trace.Tools {
-		calls[r.CallID] = true
+		calls[call{r.Turn, r.Step, r.CallID}] = true
 	}
 	assert.Equal(t, len(steps), strings.Count(svg, `class="lane-label lane-step"`), "one lane per step")
 	assert.Equal(t, len(calls), strings.Count(svg, `class="lane-label lane-tool"`), "one lane per tool call")

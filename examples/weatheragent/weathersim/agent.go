@@ -43,15 +43,19 @@ func Agent() sim.Agent {
 var ForecastNamesItsCity = properties.Define("forecast-names-its-city",
 	"every forecast the tool answers is for the city the model asked about",
 	func(r *properties.Run, report *properties.Reporter) {
-		asked := map[string]string{} // call id → city
+		type call struct { // a call id is unique in its step only
+			turn, step int
+			id         string
+		}
+		asked := map[call]string{} // call → city
 		for _, e := range r.Log {
 			switch d := e.Data.(type) {
 			case harness.ToolCall:
 				if d.Name == "forecast" {
-					asked[d.CallID] = cityOf(d.Arguments)
+					asked[call{d.Turn, d.Step, d.CallID}] = cityOf(d.Arguments)
 				}
 			case harness.ToolResult:
-				city, ok := asked[d.CallID]
+				city, ok := asked[call{d.Turn, d.Step, d.CallID}]
 				if !ok || d.IsError {
 					continue
 				}
