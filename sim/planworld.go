@@ -198,7 +198,9 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 	if slices.Contains(call.Faults, faults.ToolUnknown) {
 		s.provider.tracer.strike(faults.ToolUnknown) // the world asks for a tool nobody registered
 	}
-	return harness.Chunk{Kind: harness.ChunkToolCall, CallID: callID, Name: name, Arguments: string(arguments)}
+	text := string(arguments)
+	s.provider.tracer.askCall(text, args)
+	return harness.Chunk{Kind: harness.ChunkToolCall, CallID: callID, Name: name, Arguments: text}
 }
 
 // failureError builds the error a provider returns for a planned failure.
@@ -274,7 +276,8 @@ func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.
 // error. A non-nil err means the call ended there (cancelled, or failed as planned); otherwise the
 // caller finishes the run with finish.
 func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name string, parallel bool, arguments string) (args toolArguments, finish func(outcome, content string), err error) {
-	if err := json.Unmarshal([]byte(arguments), &args); err != nil {
+	args, err = t.askedCall(arguments)
+	if err != nil {
 		panic("sim: invariant: tool arguments are not a plan call: " + err.Error())
 	}
 	call := args.Call
