@@ -225,13 +225,26 @@ var providerFaults = []string{
 	CallIDReuse,
 }
 
+// providerFaultIndex is each provider fault's catalogue position, in providerFaults' order.
+var providerFaultIndex = func() []int {
+	at := make([]int, len(providerFaults))
+	for i, fault := range providerFaults {
+		if at[i] = faultIndex(fault); at[i] < 0 {
+			panic("faults: provider fault " + fault + " has no catalogue position in faultIndex")
+		}
+	}
+	return at
+}()
+
 // drawAnswer shapes one answer: the first enabled provider fault (in a shuffled order) that
 // strikes decides it; otherwise it is clean, a completed text or, one time in five, tool calls.
 func (d *drawer) drawAnswer() Answer {
 	order := d.perm(len(providerFaults))
 	for _, i := range order {
-		if fault := providerFaults[i]; d.on(fault) {
-			return d.shape(fault)
+		// By catalogue position (providerFaultIndex), not by name: the same draw as on(fault)
+		// without finding the name's position again, 19 times an answer.
+		if at := providerFaultIndex[i]; d.rates.on[at] && d.rng.Float64() < d.rates.rate[at] {
+			return d.shape(providerFaults[i])
 		}
 	}
 	if d.rng.Float64() < 0.2 {
