@@ -99,6 +99,10 @@ func (a *Agent) claimInbox(ctx context.Context, turn, step int) error {
 	return nil
 }
 
+// errNilStream is the request's failure when the provider's Stream returns neither a stream nor
+// an error.
+var errNilStream = errors.New("harness: the provider returned neither a stream nor an error")
+
 // attempt sends the request once and assembles the answer. requestErr is a failure of the
 // request itself (the waterfall decides whether to retry it); err is anything else (a
 // cancellation, a refused append), which ends the step.
@@ -110,6 +114,11 @@ func (a *Agent) attempt(ctx context.Context, turn, step, attempt int) (message A
 	stream, streamErr := a.provider.Stream(ctx, request)
 	if streamErr != nil {
 		return message, "", streamErr, nil
+	}
+	if stream == nil {
+		// A buggy adapter or fake answers with neither: calling Next would be a nil-pointer
+		// panic that takes the program down. It is the provider's failure (UNKNOWN).
+		return message, "", errNilStream, nil
 	}
 	var assembler BlockAssembler
 	for {
