@@ -65,6 +65,7 @@ const (
 	ToolGoexit            = "tool-goexit"
 	ProviderGoexit        = "provider-goexit"
 	CallIDReuse           = "call-id-reuse"
+	ProviderNilStream     = "provider-nil-stream"
 )
 
 // catalogue is the table of faults as a slice; catalogueTable is the same table as an array, whose
@@ -114,6 +115,7 @@ var catalogueTable = [...]Fault{
 	{ToolGoexit, GroupTools, "a tool call that ends its goroutine by runtime.Goexit, as t.FailNow in a test's tool does: a TOOL_PANIC result"},
 	{ProviderGoexit, GroupProvider, "the provider's Stream ends the calling goroutine by runtime.Goexit, as t.FailNow in a test's fake does: the turn ends error, the agent goes idle and serves the next message"},
 	{CallIDReuse, GroupProvider, "the provider numbers tool call ids per answer (call-1, call-2, …), so later steps reuse earlier steps' ids, as many fakes and some providers do: ids are unique per step only. It shapes tool-call answers (and numbers every later one so), and the store refuses one tool/call or tool/result append, leaving calls unanswered, which a reused id must not pass off as answered"},
+	{ProviderNilStream, GroupProvider, "the provider's Stream returns neither a stream nor an error, as a buggy adapter or fake does: UNKNOWN, the turn ends error"},
 }
 
 // Catalogue returns every fault in a stable order.

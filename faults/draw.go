@@ -222,7 +222,7 @@ var providerFaults = []string{
 	RateLimit, RateLimitAfterBelow, RateLimitAfterEqual, RateLimitAfterAbove, RetryAfterInvalid,
 	Server, Timeout, Transport, EmptyResponse, ContextWindowExceeded, PlainError, FailMidStream,
 	MaxTokens, ToolCalls, SlowStream, WrappedFailure, StreamIgnoresCancel, ProviderGoexit,
-	CallIDReuse,
+	CallIDReuse, ProviderNilStream,
 }
 
 // providerFaultIndex is each provider fault's catalogue position, in providerFaults' order.
@@ -332,6 +332,8 @@ func (d *drawer) shape(fault string) Answer {
 		return d.streamIgnoringCancel()
 	case ProviderGoexit:
 		return Answer{Fault: fault, Chunks: int(d.between(0, 2)), ChunkDelayMs: d.between(10, 300), Goexit: true}
+	case ProviderNilStream:
+		return Answer{Fault: fault, ChunkDelayMs: d.between(10, 300), NilStream: true}
 	case CallIDReuse:
 		d.callIDsPerAnswer = true // tool calls numbered from 1, in this answer and every later one
 		return d.toolCallAnswer(fault)

@@ -127,6 +127,8 @@ func faultIndex(name string) int {
 		return 40
 	case CallIDReuse:
 		return 41
+	case ProviderNilStream:
+		return 42
 	}
 	return -1
 }

@@ -108,6 +108,7 @@ func TestPlanValidationNamesTheField(t *testing.T) {
 		"answer fault":     {func(p *Plan) { p.Answers[0].Fault = "gremlins" }, `unknown fault "gremlins"`},
 		"fail code":        {func(p *Plan) { p.Answers[0].Fail = &Fail{} }, "fail.code is empty"},
 		"goexit":           {func(p *Plan) { p.Answers[0].Goexit = true }, "answers[0]: goexit"},
+		"nilStream":        {func(p *Plan) { p.Answers[0].NilStream = true }, "answers[0]: nilStream"},
 		"action kind":      {func(p *Plan) { p.Actions[0].Kind = "shout" }, `actions[0]: kind "shout"`},
 		"cancel cause":     {func(p *Plan) { p.Actions[1].Cause = "disposed" }, "actions[1]: cancel cause"},
 		"action time":      {func(p *Plan) { p.Actions[0].AtMs = -1 }, "actions[0]: atMs"},

@@ -49,6 +49,10 @@ type Answer struct {
 	// fault) after Chunks text chunks ChunkDelayMs apart: in Stream itself when Chunks is 0, in
 	// the stream's Next otherwise. Calls, Finish and Fail are then unused.
 	Goexit bool `json:"goexit,omitempty"`
+	// NilStream makes the provider's Stream return neither a stream nor an error after
+	// ChunkDelayMs (the provider-nil-stream fault), as a buggy adapter or fake does: the harness
+	// must fail the request (UNKNOWN). Chunks, Calls, Finish and Fail are then unused.
+	NilStream bool `json:"nilStream,omitempty"`
 	// CallIDsPerAnswer numbers the answer's tool call ids from 1 (call-1, call-2, …) instead of
 	// run-unique ids (the call-id-reuse fault): another answer's calls may carry the same ids.
 	CallIDsPerAnswer bool `json:"callIdsPerAnswer,omitempty"`
@@ -269,6 +273,12 @@ func (a Answer) validate() error {
 		return fmt.Errorf("chunkDelayMs %d is outside [0, %d]", a.ChunkDelayMs, DurationMsMax)
 	case len(a.Calls) > CallsMax:
 		return fmt.Errorf("%d calls is more than %d", len(a.Calls), CallsMax)
+	}
+	if a.NilStream {
+		if a.Chunks > 0 || a.Fail != nil || len(a.Calls) > 0 || a.IgnoreCancel || a.Goexit {
+			return fmt.Errorf("nilStream returns no stream: no chunks, fail, calls, ignoreCancel or goexit")
+		}
+		return nil
 	}
 	if a.Goexit {
 		if a.Fail != nil || len(a.Calls) > 0 || a.IgnoreCancel {

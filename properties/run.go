@@ -119,8 +119,9 @@ type Request struct {
 	StartMs, EndMs      int64
 	Fault               string
 	// Failed is whether the answer was scripted to fail (or to be empty); FailCode is the code
-	// the harness must record for it (UNKNOWN for a plain error, EMPTY_RESPONSE for an empty
-	// answer) and RetryAfterMs the provider's hint as sent (zero or negative: none usable).
+	// the harness must record for it (UNKNOWN for a plain error or for neither a stream nor an
+	// error, EMPTY_RESPONSE for an empty answer) and RetryAfterMs the provider's hint as sent
+	// (zero or negative: none usable).
 	Failed       bool
 	FailCode     string
 	RetryAfterMs float64

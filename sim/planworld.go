@@ -47,7 +47,8 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 	}
 	switch {
 	case answer.Goexit: // no answer at all: the goroutine ends (Request.Goexit)
-	case answer.Fail != nil && answer.Fail.Plain:
+	case answer.Fail != nil && answer.Fail.Plain, answer.NilStream:
+		// A plain error, or neither a stream nor an error: the harness has no code for it.
 		record.Failed, record.FailCode = true, harness.CodeUnknown
 	case answer.Fail != nil:
 		record.Failed, record.FailCode, record.RetryAfterMs = true, answer.Fail.Code, answer.Fail.RetryAfterMs
@@ -66,6 +67,15 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 			return nil, err
 		}
 		stream.goexit() // Stream itself never returns
+	}
+	if answer.NilStream {
+		err := p.runtime.Sleep(ms(answer.ChunkDelayMs), ctx)
+		stream.ended()
+		if err != nil {
+			return nil, err
+		}
+		p.tracer.strike(answer.Fault) // a buggy adapter's answer: neither a stream nor an error
+		return nil, nil
 	}
 	return stream, nil
 }

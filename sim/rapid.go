@@ -303,6 +303,8 @@ func (d *planDraw) shape(fault string) faults.Answer {
 		return a
 	case faults.ProviderGoexit:
 		return faults.Answer{Fault: fault, Chunks: d.count("chunks before the goexit", 0, 2), ChunkDelayMs: d.between("chunkDelayMs", 10, 300), Goexit: true}
+	case faults.ProviderNilStream:
+		return faults.Answer{Fault: fault, ChunkDelayMs: d.between("chunkDelayMs", 10, 300), NilStream: true}
 	case faults.CallIDReuse:
 		d.callIDsPerAnswer = true // calls numbered from 1, in this answer and every later one
 		return d.toolCallAnswer(fault)

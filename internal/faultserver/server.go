@@ -84,8 +84,8 @@ func New(cfg Config) (*Server, error) {
 	return &Server{cfg: cfg}, nil
 }
 
-// FromPlan is the steps of a plan's provider answers, each sent in the exact form (a Goexit as a
-// cut connection).
+// FromPlan is the steps of a plan's provider answers, each sent in the exact form (a Goexit or a
+// nil stream as a cut connection).
 func FromPlan(p *faults.Plan) []Step {
 	steps := make([]Step, len(p.Answers))
 	for i, a := range p.Answers {
@@ -93,6 +93,11 @@ func FromPlan(p *faults.Plan) []Step {
 			// A provider ending its caller's goroutine (provider-goexit) happens in the client's
 			// process; the nearest a server comes is to stop mid-answer: a cut connection.
 			a.Goexit, a.Fail = false, &faults.Fail{Code: harness.CodeTransport, Message: "connection cut"}
+		}
+		if a.NilStream {
+			// Neither a stream nor an error (provider-nil-stream) is a client adapter's bug, with
+			// no wire form: served, like a Goexit, as a cut connection.
+			a.NilStream, a.Fail = false, &faults.Fail{Code: harness.CodeTransport, Message: "connection cut"}
 		}
 		steps[i] = Step{Answer: a}
 	}

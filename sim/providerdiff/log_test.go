@@ -48,7 +48,7 @@ func shrunk(plan faults.Plan) (faults.Plan, bool) {
 			a.Fail = &f
 			comparable = comparable && !f.Plain && a.Chunks == 0 && f.Code != harness.CodeEmptyResponse && !(f.Code == harness.CodeTimeout && f.Status == 0)
 		}
-		comparable = comparable && !(a.Fail == nil && a.Chunks == 0 && len(a.Calls) == 0) && len(a.Calls) <= 1 && !a.Goexit
+		comparable = comparable && !(a.Fail == nil && a.Chunks == 0 && len(a.Calls) == 0) && len(a.Calls) <= 1 && !a.Goexit && !a.NilStream
 		calls := slices.Clone(a.Calls)
 		for j := range calls {
 			calls[j].LatencyMs = int64(s(float64(calls[j].LatencyMs)))
