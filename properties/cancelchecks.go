@@ -50,20 +50,27 @@ func checkClearedNeverSent(x *index, v *violations) {
 // llm-retry itself or a handler below it would have retried. Failures that come later go
 // straight down the waterfall and are not judged here.
 func checkNoRetryAfterDispose(x *index, v *violations) {
-	requests := x.run.Trace.Requests
+	// The plugin's lifetime ends once, at the first plugin-end or dispose: a failure after that
+	// was never the plugin's to handle (a handler below it may retry it), and a second end
+	// changes nothing.
+	endedAt := int64(-1)
 	for _, c := range x.run.Trace.Cancels {
-		if c.Kind != pluginEnd && c.Kind != harness.CauseDisposed {
+		if (c.Kind == pluginEnd || c.Kind == harness.CauseDisposed) && (endedAt < 0 || c.AtMs < endedAt) {
+			endedAt = c.AtMs
+		}
+	}
+	if endedAt < 0 {
+		return
+	}
+	requests := x.run.Trace.Requests
+	for _, failed := range requests {
+		if !failed.Failed || failed.EndMs < 0 || failed.EndMs >= endedAt {
 			continue
 		}
-		for _, failed := range requests {
-			if !failed.Failed || failed.EndMs < 0 || failed.EndMs >= c.AtMs {
-				continue
-			}
-			for _, next := range requests {
-				if next.Turn == failed.Turn && next.Step == failed.Step && next.Attempt == failed.Attempt+1 && next.StartMs > c.AtMs {
-					v.add(0, next.StartMs, "turn %d step %d failed at +%.3fs (attempt %d) and the llm-retry plugin was disposed at +%.3fs, yet attempt %d was sent at +%.3fs",
-						failed.Turn, failed.Step, float64(failed.EndMs)/1000, failed.Attempt, float64(c.AtMs)/1000, next.Attempt, float64(next.StartMs)/1000)
-				}
+		for _, next := range requests {
+			if next.Turn == failed.Turn && next.Step == failed.Step && next.Attempt == failed.Attempt+1 && next.StartMs > endedAt {
+				v.add(0, next.StartMs, "turn %d step %d failed at +%.3fs (attempt %d) and the llm-retry plugin was disposed at +%.3fs, yet attempt %d was sent at +%.3fs",
+					failed.Turn, failed.Step, float64(failed.EndMs)/1000, failed.Attempt, float64(endedAt)/1000, next.Attempt, float64(next.StartMs)/1000)
 			}
 		}
 	}
