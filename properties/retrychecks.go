@@ -305,12 +305,15 @@ func checkCancelEndsWait(x *index, v *violations) {
 	}
 }
 
-// failedRequest returns the request of (turn, step) whose failure ended at atMs: the failure a
-// record made at that instant is about.
-func (x *index) failedRequest(turn, step int, atMs int64) (Request, bool) {
+// failedRequest returns the request of (turn, step) whose failure a record at atMs, at seq in the
+// log, is about: the last one to fail at that instant before the record was written. Two
+// attempts can fail in the same millisecond (a retry after no delay), and the record of the first
+// is written before the second is sent; a request whose log position is not known (EndSeq 0)
+// counts as before every record.
+func (x *index) failedRequest(turn, step int, atMs, seq int64) (Request, bool) {
 	for i := len(x.run.Trace.Requests) - 1; i >= 0; i-- {
 		r := x.run.Trace.Requests[i]
-		if r.Turn == turn && r.Step == step && r.Failed && r.EndMs == atMs {
+		if r.Turn == turn && r.Step == step && r.Failed && r.EndMs == atMs && r.EndSeq < seq {
 			return r, true
 		}
 	}
@@ -336,7 +339,7 @@ func faithful(recorded harness.Failure, sent Request) string {
 
 func checkFailureRecordedFaithfully(x *index, v *violations) {
 	for _, r := range x.retries {
-		if sent, ok := x.failedRequest(r.data.Turn, r.data.Step, r.timeMs); ok {
+		if sent, ok := x.failedRequest(r.data.Turn, r.data.Step, r.timeMs, r.seq); ok {
 			if what := faithful(r.data.Failure, sent); what != "" {
 				v.add(r.seq, r.timeMs, "llm/retry #%d: %s", r.data.Retry, what)
 			}
@@ -347,7 +350,7 @@ func checkFailureRecordedFaithfully(x *index, v *violations) {
 		if t.end == nil || t.end.Reason.Kind != harness.EndError || len(t.stepOrder) == 0 || x.refusedIn(n, 0) {
 			continue
 		}
-		if sent, ok := x.failedRequest(n, t.stepOrder[len(t.stepOrder)-1], t.endMs); ok {
+		if sent, ok := x.failedRequest(n, t.stepOrder[len(t.stepOrder)-1], t.endMs, t.endSeq); ok {
 			if what := faithful(*t.end.Reason.Error, sent); what != "" {
 				v.add(t.endSeq, t.endMs, "turn %d's error: %s", n, what)
 			}

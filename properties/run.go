@@ -130,6 +130,9 @@ type Request struct {
 	// Goexit is whether the provider ended the calling goroutine by runtime.Goexit (EndMs is
 	// then when it did).
 	Goexit bool
+	// EndSeq is the session log's length when the answer ended (0: not known): a record the
+	// harness made of the failure comes after it in the log, even within one millisecond.
+	EndSeq int64
 	// Messages is the conversation the request carried, entry by entry: what
 	// conversation-well-formed judges.
 	Messages []RequestMessage

@@ -28,6 +28,8 @@ type planProvider struct {
 	// perAnswerHigh is the highest number a call-id-reuse answer has given its calls so far
 	// (call-1 … call-perAnswerHigh): a later such answer reuses the ids up to it.
 	perAnswerHigh int
+	// logLen is the session log's length now, for a request's EndSeq (nil: not known).
+	logLen func() int64
 }
 
 // cleanAnswer is what the provider says once the plan is used up or the horizon has passed.
@@ -104,8 +106,12 @@ func (s *planStream) Next(ctx context.Context) (harness.Chunk, error) {
 func (s *planStream) ended() {
 	t := s.provider.tracer
 	now := t.nowMs()
+	var seq int64
+	if s.provider.logLen != nil {
+		seq = s.provider.logLen()
+	}
 	t.mu.Lock()
-	t.trace.Requests[s.index].EndMs = now
+	t.trace.Requests[s.index].EndMs, t.trace.Requests[s.index].EndSeq = now, seq
 	t.mu.Unlock()
 }
 

@@ -84,6 +84,12 @@ func newWorld(schedule Schedule, rt harness.Runtime, scheduler *sched.Scheduler,
 	w := &world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user}
 	w.userTools = newUserTools(user, rt, schedule.Seed)
 	w.provider = &planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools}
+	w.provider.logLen = func() int64 {
+		if w.agent == nil {
+			return 0
+		}
+		return int64(w.agent.Session().Len())
+	}
 	w.keepDurable = w.plansCrashes()
 	if w.keepDurable {
 		w.disk = newDisk()
