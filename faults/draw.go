@@ -118,9 +118,12 @@ func (d *drawer) on(fault string) bool {
 		rate, ok := d.rate(fault)
 		return ok && d.rng.Float64() < rate
 	}
-	// the table directly, not through rate: on is asked about 290 times a plan
-	return d.rates.on[i] && d.rng.Float64() < d.rates.rate[i]
+	return d.onAt(i)
 }
+
+// onAt is on for the fault at catalogue position i: the table directly, not through rate (on is
+// asked about 290 times a plan).
+func (d *drawer) onAt(i int) bool { return d.rates.on[i] && d.rng.Float64() < d.rates.rate[i] }
 
 func (d *drawer) between(low, high int64) int64 { return low + d.rng.Int63n(high-low+1) }
 
@@ -241,9 +244,9 @@ var providerFaultIndex = func() []int {
 func (d *drawer) drawAnswer() Answer {
 	order := d.perm(len(providerFaults))
 	for _, i := range order {
-		// By catalogue position (providerFaultIndex), not by name: the same draw as on(fault)
-		// without finding the name's position again, 19 times an answer.
-		if at := providerFaultIndex[i]; d.rates.on[at] && d.rng.Float64() < d.rates.rate[at] {
+		// By catalogue position (providerFaultIndex), not by name: on(fault) without finding
+		// the name's position again, 19 times an answer.
+		if d.onAt(providerFaultIndex[i]) {
 			return d.shape(providerFaults[i])
 		}
 	}
