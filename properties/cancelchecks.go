@@ -50,16 +50,10 @@ func checkClearedNeverSent(x *index, v *violations) {
 // llm-retry itself or a handler below it would have retried. Failures that come later go
 // straight down the waterfall and are not judged here.
 func checkNoRetryAfterDispose(x *index, v *violations) {
-	// The plugin's lifetime ends once, at the first plugin-end or dispose: a failure after that
-	// was never the plugin's to handle (a handler below it may retry it), and a second end
-	// changes nothing.
-	endedAt := int64(-1)
-	for _, c := range x.run.Trace.Cancels {
-		if (c.Kind == pluginEnd || c.Kind == harness.CauseDisposed) && (endedAt < 0 || c.AtMs < endedAt) {
-			endedAt = c.AtMs
-		}
-	}
-	if endedAt < 0 {
+	// A failure after the plugin's (first) end was never its to handle: a handler below it may
+	// retry that one.
+	endedAt, ended := x.pluginEndedAt()
+	if !ended {
 		return
 	}
 	requests := x.run.Trace.Requests

@@ -223,12 +223,19 @@ func (x *index) findCancels(t *turnIndex) []Cancel {
 // pluginEnd is the Cancel kind of the llm-retry plugin's lifetime ending.
 const pluginEnd = "plugin-end"
 
-// pluginEndedBefore reports whether the llm-retry plugin's lifetime ended at or before atMs.
-func (x *index) pluginEndedBefore(atMs int64) bool {
+// pluginEndedAt is when the llm-retry plugin's lifetime ended: its first plugin-end or dispose
+// (a later one changes nothing). ok is false if it never did.
+func (x *index) pluginEndedAt() (atMs int64, ok bool) {
 	for _, c := range x.run.Trace.Cancels {
-		if (c.Kind == pluginEnd || c.Kind == harness.CauseDisposed) && c.AtMs <= atMs {
-			return true
+		if (c.Kind == pluginEnd || c.Kind == harness.CauseDisposed) && (!ok || c.AtMs < atMs) {
+			atMs, ok = c.AtMs, true
 		}
 	}
-	return false
+	return atMs, ok
+}
+
+// pluginEndedBefore reports whether the llm-retry plugin's lifetime ended at or before atMs.
+func (x *index) pluginEndedBefore(atMs int64) bool {
+	endedAt, ok := x.pluginEndedAt()
+	return ok && endedAt <= atMs
 }
