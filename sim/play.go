@@ -84,12 +84,7 @@ func newWorld(schedule Schedule, rt harness.Runtime, scheduler *sched.Scheduler,
 	w := &world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user}
 	w.userTools = newUserTools(user, rt, schedule.Seed)
 	w.provider = &planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools}
-	w.provider.logLen = func() int64 {
-		if w.agent == nil {
-			return 0
-		}
-		return int64(w.agent.Session().Len())
-	}
+	w.provider.logLen = w.logLen
 	w.keepDurable = w.plansCrashes()
 	if w.keepDurable {
 		w.disk = newDisk()
@@ -177,6 +172,15 @@ func (w *world) play() {
 	}
 }
 
+// logLen is the current incarnation's session log length (0 before the first): where a wait
+// starts or an answer ends, for the properties to order them against the log.
+func (w *world) logLen() int64 {
+	if w.agent == nil {
+		return 0
+	}
+	return int64(w.agent.Session().Len())
+}
+
 // awaitSettled waits until the current incarnation is idle, through crashes and restarts, or
 // until the deadline. It reports whether the agent settled in time.
 func (w *world) awaitSettled(deadline time.Duration) bool {
@@ -259,7 +263,7 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 	w.store = &simStore{world: w, log: log}
 	agent, err := harness.New(harness.Config{
 		Provider:             provider,
-		Runtime:              tracingRuntime{Runtime: rt, tracer: t, session: func() *harness.Session { return w.agent.Session() }},
+		Runtime:              tracingRuntime{Runtime: rt, tracer: t, logLen: w.logLen},
 		Random:               faults.NewRand(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16)),
 		Store:                w.store,
 		RetryPolicy:          policy,

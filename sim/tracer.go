@@ -76,8 +76,8 @@ func (t *tracer) agentError(e harness.AgentError) {
 // recorded. The harness sleeps only for llm-retry's backoff, so each recorded wait is one.
 type tracingRuntime struct {
 	harness.Runtime
-	tracer  *tracer
-	session func() *harness.Session
+	tracer *tracer
+	logLen func() int64
 }
 
 func (r tracingRuntime) Sleep(d time.Duration, cancel ...context.Context) error {
@@ -86,7 +86,7 @@ func (r tracingRuntime) Sleep(d time.Duration, cancel ...context.Context) error 
 		StartMs:   t.nowMs(),
 		EndMs:     -1,
 		DelayMs:   float64(d) / float64(time.Millisecond),
-		SeqBefore: int64(r.session().Len()),
+		SeqBefore: r.logLen(),
 	}
 	var index int
 	t.record(func(tr *properties.Trace) {
