@@ -46,7 +46,8 @@ type world struct {
 	armed  *faults.Action
 	// refusedCount counts, per refusal window, the appends it refused.
 	refusedCount map[int]int
-	// acknowledged are the current incarnation's events whose append returned (its history too).
+	// acknowledged are the current incarnation's events whose append returned (its history too):
+	// a prefix of its session's log, never a copy of it (Session.Log).
 	acknowledged []harness.Event
 	// policy is the plan's retry policy with its key worked out, made by the first incarnation
 	// and lent to the next ones: a key is the policy's (RetryPolicy.PolicyKey), so an agent
@@ -281,28 +282,23 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 	if err != nil {
 		return err
 	}
-	agent.Session().Observe(func(e harness.Event) {
+	session := agent.Session()
+	session.Observe(func(e harness.Event) {
 		if w.keepDurable {
-			w.acknowledged = append(w.acknowledged, e)
+			// The session's own log up to e, not a copy: its events are shown in log order, so the
+			// acknowledged ones are a prefix of it, and one that never changes (Session.Log).
+			w.acknowledged = session.Log()[:e.Seq]
 		}
 		w.callBack(e)
 	})
 	w.agent = agent
 	if w.keepDurable {
-		// The history and crash repair's events, with room for the events the incarnation goes on
-		// to write: grown from empty one append at a time, the copy was reallocated six times on
-		// the way to the usual session's length.
-		session := agent.Session()
-		w.acknowledged = session.AppendEvents(make([]harness.Event, 0, session.Len()+acknowledgedRoom))
+		w.acknowledged = session.Log() // the history and crash repair's events
 	}
 	w.life, w.endLife = context.WithCancelCause(context.Background())
 	w.down = false
 	return nil
 }
-
-// acknowledgedRoom is the room an incarnation's record of acknowledged events starts with beyond
-// its history: the default mix's median session writes about 25 events.
-const acknowledgedRoom = 32
 
 // strategy makes the incarnation's retry strategy: the user's, or nil for the plan's policy.
 func (w *world) strategy() harness.RetryStrategy {
