@@ -106,7 +106,8 @@ func (d *disk) closeAll() {
 	for _, h := range d.open {
 		h.release()
 	}
-	d.open = nil
+	clear(d.open)
+	d.open = d.open[:0] // the next incarnation's handles go in the same array
 	d.armed = nil
 }
 
