@@ -60,8 +60,11 @@ type AgentError struct {
 // Agent runs turns. Its public methods are safe for concurrent use; the turn loop itself runs on
 // a task of the injected Runtime.
 type Agent struct {
-	runtime      Runtime
-	random       Random
+	runtime Runtime
+	random  Random // &locked
+	// locked serialises the injected Random; in the agent rather than beside it, one allocation
+	// fewer per agent.
+	locked       lockedRandom
 	session      *Session
 	provider     Provider
 	tools        map[string]Tool
@@ -122,11 +125,12 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a := &Agent{
 		runtime:   runtime,
-		random:    &lockedRandom{r: random},
 		provider:  cfg.Provider,
 		tools:     make(map[string]Tool, len(cfg.Tools)),
 		poolLimit: cfg.MaxParallelToolCalls,
 	}
+	a.locked.r = random
+	a.random = &a.locked
 	if a.poolLimit == 0 {
 		a.poolLimit = DefaultMaxParallelToolCalls
 	}

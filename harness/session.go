@@ -192,6 +192,18 @@ func (s *Session) AppendEvents(buf []Event) []Event {
 	return append(buf, s.events...)
 }
 
+// Log returns the log so far without copying it: for a reader that keeps the log as it grows
+// (the simulator's record of what an incarnation acknowledged, taken after every event), to
+// which a copy each time, or an append to a copy of its own, cost the log's size again. The
+// session only ever appends, and never changes an event it holds, so what Log returned never
+// changes: later events go past its end (clipped, so that an append to it copies instead). It
+// must not be modified.
+func (s *Session) Log() []Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clip(s.events)
+}
+
 // Len returns how many events the log holds.
 func (s *Session) Len() int {
 	s.mu.Lock()

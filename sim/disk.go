@@ -106,7 +106,8 @@ func (d *disk) closeAll() {
 	for _, h := range d.open {
 		h.release()
 	}
-	d.open = nil
+	clear(d.open)
+	d.open = d.open[:0] // the next incarnation's handles go in the same array
 	d.armed = nil
 }
 
@@ -117,13 +118,22 @@ func (d *disk) closeAll() {
 func (d *disk) losePower(unsynced string) (droppedBytes int) {
 	for _, path := range sortedKeys(d.files) {
 		f := d.files[path]
-		kept := f.syncedBytes()
-		if !f.diverged && unsynced == faults.UnsyncedTorn {
-			kept = f.written[:f.syncedLen+(len(f.written)-f.syncedLen)/2]
+		if f.diverged {
+			// What is kept is the synced copy; the written array is left to readers that hold it.
+			droppedBytes += max(len(f.written)-len(f.synced), 0)
+			f.written, f.syncedLen, f.synced, f.diverged = slices.Clone(f.synced), len(f.synced), nil, false
+			continue
 		}
-		droppedBytes += max(len(f.written)-len(kept), 0)
-		// What is kept is synced now; the new array leaves the old one to readers that hold it.
-		f.written, f.syncedLen, f.synced, f.diverged = slices.Clone(kept), len(kept), nil, false
+		// What is kept is a prefix of the written bytes, and synced now: it stays in their array,
+		// whose room later writes go on using (a copy of exactly the kept bytes was regrown by the
+		// next write). The bytes past it were never synced, so no reader of synced bytes sees them
+		// change.
+		kept := f.syncedLen
+		if unsynced == faults.UnsyncedTorn {
+			kept += (len(f.written) - f.syncedLen) / 2
+		}
+		droppedBytes += len(f.written) - kept
+		f.written, f.syncedLen = f.written[:kept], kept
 	}
 	return droppedBytes
 }

@@ -182,3 +182,28 @@ func TestSyncedBytesHandedOutStayAsTheyWere(t *testing.T) {
 	assert.Equal(t, "one\nsix\n", string(d.syncedContents("log")))
 	assert.Equal(t, "one\ntwo\n", string(synced))
 }
+
+// A power loss keeps what survives in the file's own array, so the writes after it use the room
+// the file had (a sweep's reused buffer among it) instead of regrowing a copy; the synced bytes
+// handed out before it stay as they were, since only never-synced bytes are written over.
+func TestAPowerLossKeepsTheFilesRoom(t *testing.T) {
+	for _, unsynced := range []string{faults.UnsyncedDropped, faults.UnsyncedTorn} {
+		t.Run(unsynced, func(t *testing.T) {
+			d := newDisk()
+			d.spare = make([]byte, 0, 64)
+			f := openOn(t, d, "log")
+			write(t, f, "one\n")
+			require.NoError(t, f.Sync())
+			synced := d.syncedContents("log")
+			write(t, f, "two\nsix\n")
+			d.losePower(unsynced)
+			write(t, f, "ten\n")
+			require.NoError(t, f.Sync())
+			written := d.contents("log")
+			assert.Equal(t, 64, cap(written), "the file's array, not a copy of the bytes kept")
+			want := map[string]string{faults.UnsyncedDropped: "one\nten\n", faults.UnsyncedTorn: "one\ntwo\nten\n"}[unsynced]
+			assert.Equal(t, want, string(written))
+			assert.Equal(t, "one\n", string(synced), "handed out before the power loss")
+		})
+	}
+}

@@ -48,7 +48,8 @@ func (s *simStore) Append(e harness.Event) error {
 	w := s.world
 	t := w.tracer
 	if sinceStart := t.sinceStartMs(); sinceStart < w.schedule.Plan.HorizonMs {
-		for i, window := range w.schedule.Plan.Refusals {
+		for i := range w.schedule.Plan.Refusals {
+			window := &w.schedule.Plan.Refusals[i]
 			if sinceStart >= window.FromMs && sinceStart < window.UntilMs &&
 				(window.Type == "" || window.Type == e.Type) && (window.Count == 0 || w.refusedCount[i] < window.Count) {
 				w.refusedCount[i]++

@@ -44,9 +44,10 @@ type world struct {
 	// the log gained since (filestore.ReopenFS).
 	opened filestore.Opened
 	armed  *faults.Action
-	// refusedCount counts, per refusal window, the appends it refused.
-	refusedCount map[int]int
-	// acknowledged are the current incarnation's events whose append returned (its history too).
+	// refusedCount counts, per refusal window, the appends it refused (nil without windows).
+	refusedCount []int
+	// acknowledged are the current incarnation's events whose append returned (its history too):
+	// a prefix of its session's log, never a copy of it (Session.Log).
 	acknowledged []harness.Event
 	// policy is the plan's retry policy with its key worked out, made by the first incarnation
 	// and lent to the next ones: a key is the policy's (RetryPolicy.PolicyKey), so an agent
@@ -93,7 +94,9 @@ func newWorld(schedule Schedule, rt harness.Runtime, scheduler *sched.Scheduler,
 			runtime.Goexit() // the process died inside the write: the append never returns
 		}
 	}
-	w.refusedCount = map[int]int{}
+	if n := len(schedule.Plan.Refusals); n > 0 {
+		w.refusedCount = make([]int, n)
+	}
 	return w
 }
 
@@ -263,7 +266,7 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 	w.store = &simStore{world: w, log: log}
 	agent, err := harness.New(harness.Config{
 		Provider:             provider,
-		Runtime:              tracingRuntime{Runtime: rt, tracer: t, logLen: w.logLen},
+		Runtime:              tracingRuntime{Runtime: rt, tracer: t, logLen: w.provider.logLen}, // w.logLen, made once
 		Random:               faults.NewRand(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16)),
 		Store:                w.store,
 		RetryPolicy:          policy,
@@ -281,28 +284,23 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 	if err != nil {
 		return err
 	}
-	agent.Session().Observe(func(e harness.Event) {
+	session := agent.Session()
+	session.Observe(func(e harness.Event) {
 		if w.keepDurable {
-			w.acknowledged = append(w.acknowledged, e)
+			// The session's own log up to e, not a copy: its events are shown in log order, so the
+			// acknowledged ones are a prefix of it, and one that never changes (Session.Log).
+			w.acknowledged = session.Log()[:e.Seq]
 		}
 		w.callBack(e)
 	})
 	w.agent = agent
 	if w.keepDurable {
-		// The history and crash repair's events, with room for the events the incarnation goes on
-		// to write: grown from empty one append at a time, the copy was reallocated six times on
-		// the way to the usual session's length.
-		session := agent.Session()
-		w.acknowledged = session.AppendEvents(make([]harness.Event, 0, session.Len()+acknowledgedRoom))
+		w.acknowledged = session.Log() // the history and crash repair's events
 	}
 	w.life, w.endLife = context.WithCancelCause(context.Background())
 	w.down = false
 	return nil
 }
-
-// acknowledgedRoom is the room an incarnation's record of acknowledged events starts with beyond
-// its history: the default mix's median session writes about 25 events.
-const acknowledgedRoom = 32
 
 // strategy makes the incarnation's retry strategy: the user's, or nil for the plan's policy.
 func (w *world) strategy() harness.RetryStrategy {
@@ -336,7 +334,12 @@ func (w *world) perform(action int, a faults.Action) {
 				send.MessageID = id
 			}
 		}
-		t.record(func(tr *properties.Trace) { tr.Sends = append(tr.Sends, send) })
+		t.record(func(tr *properties.Trace) {
+			if tr.Sends == nil {
+				tr.Sends = make([]properties.Send, 0, w.recordsPlanned(sendKind))
+			}
+			tr.Sends = append(tr.Sends, send)
+		})
 	case faults.ActCancel, faults.ActDispose, faults.ActPluginEnd:
 		t.strike(a.Fault)
 		status := agent.Status()
@@ -348,7 +351,12 @@ func (w *world) perform(action int, a faults.Action) {
 		case faults.ActPluginEnd:
 			c.Kind = "plugin-end"
 		}
-		t.record(func(tr *properties.Trace) { tr.Cancels = append(tr.Cancels, c) })
+		t.record(func(tr *properties.Trace) {
+			if tr.Cancels == nil {
+				tr.Cancels = make([]properties.Cancel, 0, w.recordsPlanned(cancelKind))
+			}
+			tr.Cancels = append(tr.Cancels, c)
+		})
 		if w.down {
 			return
 		}
@@ -394,6 +402,29 @@ func (w *world) perform(action int, a faults.Action) {
 	default:
 		panic(fmt.Sprintf("sim: invariant: a validated plan has an action of kind %q", a.Kind))
 	}
+}
+
+// sendKind and cancelKind tell the actions that perform records as a send, and as a cancel.
+func sendKind(kind string) bool {
+	return kind == faults.ActFollowup || kind == faults.ActSteer || kind == faults.ActInject
+}
+
+func cancelKind(kind string) bool {
+	return kind == faults.ActCancel || kind == faults.ActDispose || kind == faults.ActPluginEnd
+}
+
+// recordsPlanned is how many of the plan's actions, an observer's among them, are of a kind:
+// the room its records in the trace start with, where growing from empty one action at a time
+// reallocated them on the way.
+func (w *world) recordsPlanned(kind func(string) bool) int {
+	n := 0
+	for i := range w.schedule.Plan.Actions {
+		a := &w.schedule.Plan.Actions[i]
+		if kind(a.Kind) || (a.Kind == faults.ActObserver && kind(a.Then)) {
+			n++
+		}
+	}
+	return n
 }
 
 // compactionBudgetOf is the budget of the first compaction handler among handlers (0: none), so

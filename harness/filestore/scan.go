@@ -75,6 +75,9 @@ func scan(path string, data []byte, from int, known []harness.Event, owned bool)
 		decode = harness.DecodeJSONLShared
 	}
 	if decoded, err := decode(complete); err == nil && len(complete) > 0 {
+		if len(events) == 0 {
+			return decoded, torn, nil // the decoder's own slice, sized to the lines: no copy of it
+		}
 		return append(events, decoded...), torn, nil
 	}
 	for len(complete) > 0 {

@@ -87,10 +87,6 @@ type Store struct {
 
 	// line is the buffer appends encode into, reused (up to lineBufferMax).
 	line []byte
-
-	// write and sync are seams for tests; they are file.Write and file.Sync.
-	write func([]byte) (int, error)
-	sync  func() error
 }
 
 // Open opens the session log at path, on the operating system's file system, for appending,
@@ -168,7 +164,7 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 			return nil, Opened{}, fmt.Errorf("filestore: sync the directory of %s: %w", path, err)
 		}
 	}
-	s := &Store{path: path, file: file, size: size, validator: validator, write: file.Write, sync: file.Sync}
+	s := &Store{path: path, file: file, size: size, validator: validator}
 	return s, Opened{Events: events, Torn: torn, read: data[:size:size]}, nil
 }
 
@@ -247,14 +243,14 @@ func (s *Store) Append(e harness.Event) error {
 // writeThenSync writes the line in one write, then syncs the file: in that order, so that the line
 // is durable when it returns.
 func (s *Store) writeThenSync(line []byte) error {
-	n, err := s.write(line)
+	n, err := s.file.Write(line)
 	if err == nil && n != len(line) {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
 		return err
 	}
-	return s.sync()
+	return s.file.Sync()
 }
 
 // fail cuts the file back to where this append began and breaks the store.

@@ -58,10 +58,11 @@ func TestAppendWhoseWriteFailsBreaksTheStore(t *testing.T) {
 
 func TestAppendWhoseWriteIsCutShortIsTruncatedBack(t *testing.T) {
 	s, path, content := openWithOneTurn(t)
-	s.write = func(b []byte) (int, error) { // half the line reaches the file, then the disk fills
-		n, _ := s.file.Write(b[:len(b)/2])
+	file := s.file
+	s.file = seamFile{File: file, write: func(b []byte) (int, error) { // half the line reaches the file, then the disk fills
+		n, _ := file.Write(b[:len(b)/2])
 		return n, errors.New("no space left on device")
-	}
+	}}
 	err := s.Append(turnStart(3, 2))
 	require.ErrorIs(t, err, ErrBroken)
 	assert.Contains(t, err.Error(), "no space left on device")
@@ -75,7 +76,7 @@ func TestAppendWhoseWriteIsCutShortIsTruncatedBack(t *testing.T) {
 
 func TestAppendWhoseSyncFailsIsTruncatedBack(t *testing.T) {
 	s, path, content := openWithOneTurn(t)
-	s.sync = func() error { return errors.New("input/output error") }
+	s.file = seamFile{File: s.file, sync: func() error { return errors.New("input/output error") }}
 	err := s.Append(turnStart(3, 2))
 	require.ErrorIs(t, err, ErrBroken)
 
@@ -94,7 +95,8 @@ func TestAppendWhoseSyncFailsIsTruncatedBack(t *testing.T) {
 
 func TestShortWriteWithoutAnErrorStillBreaksTheStore(t *testing.T) {
 	s, path, content := openWithOneTurn(t)
-	s.write = func(b []byte) (int, error) { return s.file.Write(b[:3]) }
+	file := s.file
+	s.file = seamFile{File: file, write: func(b []byte) (int, error) { return file.Write(b[:3]) }}
 	err := s.Append(turnStart(3, 2))
 	require.ErrorIs(t, err, ErrBroken)
 	require.ErrorIs(t, err, io.ErrShortWrite)
@@ -209,4 +211,25 @@ func (r sizedReader) all() []byte {
 		return []byte{}
 	}
 	return r.data
+}
+
+// seamFile is a File whose Write or Sync a test replaces (nil: the file's own).
+type seamFile struct {
+	File
+	write func([]byte) (int, error)
+	sync  func() error
+}
+
+func (f seamFile) Write(b []byte) (int, error) {
+	if f.write != nil {
+		return f.write(b)
+	}
+	return f.File.Write(b)
+}
+
+func (f seamFile) Sync() error {
+	if f.sync != nil {
+		return f.sync()
+	}
+	return f.File.Sync()
 }
