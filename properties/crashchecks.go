@@ -43,8 +43,8 @@ func checkInterruptedTurns(x *index, v *violations) {
 			repairedTurns[r.RepairedTurn] = true
 		}
 	}
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
+	for _, t := range x.turnList {
+		n := t.number
 		interrupted := t.end != nil && t.end.Reason.Kind == harness.EndInterrupted
 		switch {
 		case repairedTurns[n] && !interrupted:

@@ -8,10 +8,9 @@ import (
 
 // eachStep calls fn for every step of every turn, in log order.
 func (x *index) eachStep(fn func(t *turnIndex, number int, s *stepIndex)) {
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
-		for _, sn := range t.stepOrder {
-			fn(t, sn, x.stepOf(t, sn))
+	for _, t := range x.turnList {
+		for _, ref := range t.steps {
+			fn(t, ref.number, ref.step)
 		}
 	}
 }
@@ -38,16 +37,16 @@ func checkToolResultsPaired(x *index, v *violations) {
 }
 
 func checkNoDispatchAfterCancel(x *index, v *violations) {
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
+	for _, t := range x.turnList {
+		n := t.number
 		cancels := x.cancelsOf(t)
 		if len(cancels) == 0 {
 			continue
 		}
 		first := cancels[0]
 		runs := x.runsByCall()
-		for _, sn := range t.stepOrder {
-			s := x.stepOf(t, sn)
+		for _, ref := range t.steps {
+			sn, s := ref.number, ref.step
 			synthetic := map[string]bool{}
 			for _, r := range s.results {
 				if isSynthetic(r.data) {
@@ -74,13 +73,21 @@ type callKey struct {
 	id         string
 }
 
-// runsByCall indexes the simulated tools' executions by the call they run.
+// runsByCall indexes the simulated tools' executions by the call they run (a call run twice: by
+// its last run). It is built on the first call, once for the run, and shared: callers only read
+// it. A run with no tool run gets a nil map, which finds none.
 func (x *index) runsByCall() map[callKey]ToolRun {
-	runs := map[callKey]ToolRun{}
-	for _, r := range x.run.Trace.Tools {
-		runs[callKey{r.Turn, r.Step, r.CallID}] = r
+	if x.runsKnown {
+		return x.runs
 	}
-	return runs
+	x.runsKnown = true
+	if len(x.run.Trace.Tools) > 0 {
+		x.runs = make(map[callKey]ToolRun, len(x.run.Trace.Tools))
+	}
+	for _, r := range x.run.Trace.Tools {
+		x.runs[callKey{r.Turn, r.Step, r.CallID}] = r
+	}
+	return x.runs
 }
 
 func checkDrainRealResults(x *index, v *violations) {
@@ -245,7 +252,7 @@ func (x *index) poolLimit() int {
 
 func checkToolContextCancelled(x *index, v *violations) {
 	for _, run := range x.run.Trace.Tools {
-		t := x.turns[run.Turn] // the turn whose answer asked for the call: the one it runs in
+		t := x.turn(run.Turn) // the turn whose answer asked for the call: the one it runs in
 		if !run.HonoursCancel || t == nil || run.Outcome == "killed" {
 			continue
 		}
