@@ -43,8 +43,8 @@ func checkInterruptedTurns(x *index, v *violations) {
 			repairedTurns[r.RepairedTurn] = true
 		}
 	}
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
+	for _, t := range x.turnList {
+		n := t.number
 		interrupted := t.end != nil && t.end.Reason.Kind == harness.EndInterrupted
 		switch {
 		case repairedTurns[n] && !interrupted:
@@ -58,17 +58,11 @@ func checkInterruptedTurns(x *index, v *violations) {
 func checkNoDoubleDispatch(x *index, v *violations) {
 	dispatched := map[callKey]int64{}
 	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
-		synthetic := map[string]bool{}
-		for _, r := range s.results {
-			if isSynthetic(r.data) {
-				synthetic[r.data.CallID] = true
-			}
-		}
 		for _, c := range s.calls {
 			if !askedFor(s, c.data.CallID) {
 				v.add(c.seq, c.timeMs, "call %s dispatched in turn %d step %d, whose answer did not ask for it (another step's call dispatched again?)", c.data.CallID, t.number, step)
 			}
-			if synthetic[c.data.CallID] {
+			if s.syntheticFor(c.data.CallID) {
 				continue
 			}
 			key := callKey{t.number, step, c.data.CallID}

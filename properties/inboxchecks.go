@@ -28,8 +28,8 @@ func (x *index) abortedTurnAt(seq int64) (*turnIndex, Cancel, bool) {
 	if seq >= 1 && int(seq) <= len(x.run.Log) {
 		atMs = x.run.Log[seq-1].Time
 	}
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
+	for _, t := range x.turnList {
+		n := t.number
 		if seq < t.startSeq || (t.end != nil && seq > t.endSeq) {
 			continue
 		}
@@ -122,7 +122,7 @@ func checkInboxReplays(x *index, v *violations) {
 
 // cancelledIn reports whether a cancellation landed in turn n before the event at seq.
 func (x *index) cancelledIn(n int, seq int64) bool {
-	t := x.turns[n]
+	t := x.turn(n)
 	if t == nil {
 		return false
 	}
@@ -146,8 +146,8 @@ func (x *index) cancelledBeforeTurnAt(seq int64) bool {
 	if last == nil {
 		return false
 	}
-	for _, n := range x.turnOrder {
-		if t := x.turns[n]; t.startSeq > last.SeqAt && t.startSeq < seq {
+	for _, t := range x.turnList {
+		if t.startSeq > last.SeqAt && t.startSeq < seq {
 			return false
 		}
 	}
@@ -225,8 +225,8 @@ func (x *index) wakingPushes(after, before int64) []int64 {
 
 func checkWakeJustified(x *index, v *violations) {
 	var previous *turnIndex
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
+	for _, t := range x.turnList {
+		n := t.number
 		prev := previous
 		previous = t
 		if x.restartedBefore(t, prev) {
@@ -280,8 +280,8 @@ func (x *index) restartedBefore(t, prev *turnIndex) bool {
 }
 
 func checkLatchedWakeServed(x *index, v *violations) {
-	for i, n := range x.turnOrder {
-		t := x.turns[n]
+	for i, t := range x.turnList {
+		n := t.number
 		if t.end == nil || t.end.Reason.Kind != harness.EndAborted {
 			continue
 		}
@@ -301,8 +301,8 @@ func checkLatchedWakeServed(x *index, v *violations) {
 		// The latch is replayed the moment the aborted turn ends: the next turn starts at that
 		// very instant (a crash then aside, which wakes the restarted agent instead).
 		servedAt := int64(-1)
-		if i+1 < len(x.turnOrder) {
-			servedAt = x.turns[x.turnOrder[i+1]].startMs
+		if i+1 < len(x.turnList) {
+			servedAt = x.turnList[i+1].startMs
 		}
 		// The replay is a wake like any other: if the store refused its turn/start, the work
 		// stays queued and the next wake serves it (agent/error reports the refusal).
@@ -354,8 +354,8 @@ func (x *index) disposedBefore(seq int64) bool {
 }
 
 func checkAgentErrorEmitted(x *index, v *violations) {
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
+	for _, t := range x.turnList {
+		n := t.number
 		if t.end == nil || t.end.Reason.Kind != harness.EndError {
 			continue
 		}

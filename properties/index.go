@@ -6,14 +6,17 @@ import (
 
 // index is what several properties derive from a run's log, built once per run.
 type index struct {
-	run   *Run
-	turns map[int]*turnIndex
-	// steps holds every turn's steps by number: one map for the run, not one per turn.
-	steps map[stepKey]*stepIndex
-	// turnOrder lists turn numbers in the order their turn/start appears.
-	turnOrder []int
-	retries   []eventAt[harness.LlmRetry]
-	started   []eventAt[harness.LlmRetryStarted]
+	run *Run
+	// turnList lists the turns in the order their turn/start appears, each entry the turn its
+	// number names (turn): a number started twice names its last start's turn both times.
+	turnList []*turnIndex
+	// turnsByNumber holds the turn numbered n at n, for the numbers 0 … len-1 (a harness numbers
+	// its turns 1, 2, 3 …); turnsElsewhere any other number's. Lookups are turn's, with a map's
+	// answers: the last turn/start of a number wins, a number never started finds nil.
+	turnsByNumber  []*turnIndex
+	turnsElsewhere map[int]*turnIndex
+	retries        []eventAt[harness.LlmRetry]
+	started        []eventAt[harness.LlmRetryStarted]
 	// refused holds, per turn and per (turn, step), the event types the session store refused
 	// there: an infrastructure failure, after which some promises are not owed (see refusedIn).
 	refused map[[2]int]map[string]bool
@@ -22,11 +25,16 @@ type index struct {
 	brokenAtMs int64
 	// pendingLanes are pendingAt's two lanes, reused from one call to the next.
 	pendingLanes [2][]string
+	// runs is runsByCall's answer, worked out on its first call (runsKnown).
+	runs      map[callKey]ToolRun
+	runsKnown bool
 }
 
-type stepKey struct {
-	turn   *turnIndex
+// stepRef is one step/start of a turn: its number and the step that number names in the turn
+// (stepOf), which for a number started twice is the last start's, as in a map.
+type stepRef struct {
 	number int
+	step   *stepIndex
 }
 
 type eventAt[T any] struct {
@@ -35,14 +43,15 @@ type eventAt[T any] struct {
 }
 
 type turnIndex struct {
-	number    int
-	startSeq  int64
-	startMs   int64
-	end       *harness.TurnEnd // &endData once the turn/end is in; nil until then
-	endData   harness.TurnEnd
-	endSeq    int64
-	endMs     int64
-	stepOrder []int
+	number   int
+	startSeq int64
+	startMs  int64
+	end      *harness.TurnEnd // &endData once the turn/end is in; nil until then
+	endData  harness.TurnEnd
+	endSeq   int64
+	endMs    int64
+	// steps lists the turn's steps in the order their step/start appears.
+	steps     []stepRef
 	maxTokens bool // some step's answer finished max-tokens
 	// cancels is cancelsOf's answer, worked out on its first call (cancelsKnown): a dozen
 	// properties ask for it, and each answer used to be a fresh slice.
@@ -94,15 +103,15 @@ func newIndex(r *Run) *index {
 			resultCount++
 		}
 	}
-	// Each turn's step numbers, and each step's calls and results, are packed in one array of
-	// each for the run (appendPacked), not grown one slice per turn and step.
-	stepOrders := make([]int, 0, stepCount)
+	// Each turn's steps, and each step's calls and results, are packed in one array of each for
+	// the run (appendPacked), not grown one slice per turn and step.
+	stepRefs := make([]stepRef, 0, stepCount)
 	calls := make([]eventAt[harness.ToolCall], 0, callCount)
 	results := make([]eventAt[harness.ToolResult], 0, resultCount)
 	turns, steps := make([]turnIndex, 0, turnCount), make([]stepIndex, 0, stepCount)
-	x.turns = make(map[int]*turnIndex, turnCount)
-	x.steps = make(map[stepKey]*stepIndex, stepCount)
-	x.turnOrder = make([]int, 0, turnCount)
+	// One array holds the turn list and the numbers' table: turn numbers 0 … turnCount.
+	turnPointers := make([]*turnIndex, turnCount+turnCount+1)
+	x.turnList, x.turnsByNumber = turnPointers[:0:turnCount], turnPointers[turnCount:]
 	if retryCount > 0 {
 		x.retries = make([]eventAt[harness.LlmRetry], 0, retryCount)
 	}
@@ -113,26 +122,26 @@ func newIndex(r *Run) *index {
 		switch d := e.Data.(type) {
 		case harness.TurnStart:
 			turns = append(turns, turnIndex{number: d.Turn, startSeq: e.Seq, startMs: e.Time})
-			x.turns[d.Turn] = &turns[len(turns)-1] // turns never grows past its capacity: no move
-			x.turnOrder = append(x.turnOrder, d.Turn)
+			x.setTurn(&turns[len(turns)-1]) // turns never grows past its capacity: no move
+			x.turnList = append(x.turnList, &turns[len(turns)-1])
 		case harness.TurnEnd:
-			if t := x.turns[d.Turn]; t != nil {
+			if t := x.turn(d.Turn); t != nil {
 				t.endData, t.endSeq, t.endMs = d, e.Seq, e.Time
 				t.end = &t.endData
 			}
 		case harness.StepStart:
-			if t := x.turns[d.Turn]; t != nil {
+			if t := x.turn(d.Turn); t != nil {
 				steps = append(steps, stepIndex{})
-				x.steps[stepKey{t, d.Step}] = &steps[len(steps)-1]
-				t.stepOrder = appendPacked(&stepOrders, t.stepOrder, d.Step)
+				t.steps = appendPacked(&stepRefs, t.steps, stepRef{d.Step, &steps[len(steps)-1]})
 			}
 		case harness.AssistantMessage:
 			if s := x.step(d.Turn, d.Step); s != nil {
 				s.messageData, s.messageSeq = d, e.Seq
 				s.message = &s.messageData
-				x.turns[d.Turn].lastFinish = d.Finish
+				t := x.turn(d.Turn)
+				t.lastFinish = d.Finish
 				if d.Finish == harness.FinishMaxTokens {
-					x.turns[d.Turn].maxTokens = true
+					t.maxTokens = true
 				}
 			}
 		case harness.ToolCall:
@@ -149,19 +158,64 @@ func newIndex(r *Run) *index {
 			x.started = append(x.started, eventAt[harness.LlmRetryStarted]{e.Seq, e.Time, d})
 		}
 	}
+	x.resolveRepeats()
 	return x
 }
 
+// setTurn makes t the turn its number names, in place of any turn started before with it.
+func (x *index) setTurn(t *turnIndex) {
+	if n := t.number; n >= 0 && n < len(x.turnsByNumber) {
+		x.turnsByNumber[n] = t
+		return
+	}
+	if x.turnsElsewhere == nil {
+		x.turnsElsewhere = map[int]*turnIndex{}
+	}
+	x.turnsElsewhere[t.number] = t
+}
+
+// turn returns the turn numbered n (its last turn/start's), nil if none started.
+func (x *index) turn(n int) *turnIndex {
+	if n >= 0 && n < len(x.turnsByNumber) {
+		return x.turnsByNumber[n]
+	}
+	return x.turnsElsewhere[n]
+}
+
+// resolveRepeats points every entry of the turn list, and of each turn's steps, at what its
+// number names once the log is read: the last start of a number started twice (which only a
+// broken log holds), as a map from number to turn or step answers.
+func (x *index) resolveRepeats() {
+	for i, t := range x.turnList {
+		x.turnList[i] = x.turn(t.number)
+	}
+	for _, t := range x.turnList {
+		for i, ref := range t.steps {
+			t.steps[i].step = x.stepOf(t, ref.number)
+		}
+	}
+}
+
 func (x *index) step(turn, step int) *stepIndex {
-	if t := x.turns[turn]; t != nil {
+	if t := x.turn(turn); t != nil {
 		return x.stepOf(t, step)
 	}
 	return nil
 }
 
-// stepOf returns step number of turn t, nil if it has none.
+// stepOf returns step number of turn t (its last step/start's), nil if it has none.
 func (x *index) stepOf(t *turnIndex, number int) *stepIndex {
-	return x.steps[stepKey{t, number}]
+	for i := len(t.steps) - 1; i >= 0; i-- {
+		if t.steps[i].number == number {
+			return t.steps[i].step
+		}
+	}
+	return nil
+}
+
+// lastStep is the number of t's last step/start; t has one.
+func (t *turnIndex) lastStep() int {
+	return t.steps[len(t.steps)-1].number
 }
 
 // refusedIn reports whether the store refused an append of one of types in turn (step 0: in any
@@ -193,7 +247,7 @@ func (x *index) goexitIn(n int) bool {
 // unsettleable reports whether turn n can never end: the store refused its step/end or turn/end
 // (the session is broken from then on), or it started after the session broke.
 func (x *index) unsettleable(n int) bool {
-	t := x.turns[n]
+	t := x.turn(n)
 	return x.refusedIn(n, 0, harness.TypeStepEnd, harness.TypeTurnEnd) || (t != nil && x.brokenAtMs >= 0 && t.startMs >= x.brokenAtMs)
 }
 

@@ -51,12 +51,8 @@ func checkFaultLabelled(x *index, v *violations) {
 		return slices.Contains(x.run.ParallelTools, name) || slices.Contains(x.run.ExclusiveTools, name)
 	}
 	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
-		results := map[string]eventAt[harness.ToolResult]{}
-		for _, r := range s.results {
-			results[r.data.CallID] = r
-		}
 		for _, c := range s.calls {
-			r, ok := results[c.data.CallID]
+			r, ok := s.resultFor(c.data.CallID)
 			if !ok || setAside(r.data) {
 				continue
 			}

@@ -105,8 +105,8 @@ func checkLog(events []harness.Event, jsonl []byte, opts LogOptions, splitRepair
 	r := &Run{Log: events, JSONL: jsonl, Trace: Trace{IdleAtMs: -1}, LateMs: opts.LateMs}
 	x := newIndex(r)
 	var verdict LogVerdict
-	if n := len(x.turnOrder); n > 0 {
-		if last := x.turns[x.turnOrder[n-1]]; last.end == nil && splitRepair {
+	if n := len(x.turnList); n > 0 {
+		if last := x.turnList[n-1]; last.end == nil && splitRepair {
 			verdict.NeedsRepair = last.number
 		}
 	}
@@ -118,7 +118,7 @@ func checkLog(events []harness.Event, jsonl []byte, opts LogOptions, splitRepair
 		*v = violations{property: p.Name}
 		p.check(x, v)
 		for _, found := range v.found {
-			if p.Name == "turn-settled" && verdict.NeedsRepair > 0 && found.Seq == x.turns[verdict.NeedsRepair].startSeq {
+			if p.Name == "turn-settled" && verdict.NeedsRepair > 0 && found.Seq == x.turn(verdict.NeedsRepair).startSeq {
 				continue // the open last turn: reported as needing repair, not as a violation
 			}
 			verdict.Violations = append(verdict.Violations, found)

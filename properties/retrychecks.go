@@ -24,7 +24,7 @@ func (x *index) waitFor(seq int64) (Wait, bool) {
 
 // interrupted reports whether turn n ended interrupted (crash repair closed it).
 func (x *index) interrupted(n int) bool {
-	t := x.turns[n]
+	t := x.turn(n)
 	return t != nil && t.end != nil && t.end.Reason.Kind == harness.EndInterrupted
 }
 
@@ -70,7 +70,7 @@ func checkRetryStartedOnTime(x *index, v *violations) {
 		if !waited || w.EndMs < 0 {
 			continue // no trace (a log checked on its own), or the process died mid-wait
 		}
-		turn := x.turns[r.data.Turn]
+		turn := x.turn(r.data.Turn)
 		endedEarly := turn != nil && turn.end != nil && ((turn.end.Reason.Kind == harness.EndAborted && turn.endMs <= w.StartMs+int64(w.DelayMs)) || turn.end.Reason.Kind == harness.EndInterrupted)
 		// A cancel in the very instant the wait ran out beats the retry, even when no aborted
 		// turn/end says so (the store refused it).
@@ -190,8 +190,8 @@ func checkNormalGivesUp(x *index, v *violations) {
 		}
 	}
 	// The other side: a turn that ended on a retryable failure must have had a reason to stop.
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
+	for _, t := range x.turnList {
+		n := t.number
 		if t.end == nil || t.end.Reason.Kind != harness.EndError || x.refusedIn(n, 0, harness.TypeLlmRetry, harness.TypeLlmRetryStarted) || x.pluginEndedBefore(t.endMs) {
 			continue // a refused llm/retry record makes llm-retry fail, and so give no retry
 		}
@@ -199,7 +199,7 @@ func checkNormalGivesUp(x *index, v *violations) {
 		if !retryableUnder(p, f.Code) || (usableRetryAfter(*f) && f.ProviderRetryAfterMs > p.MaxDelayMs) {
 			continue
 		}
-		last := t.stepOrder[len(t.stepOrder)-1]
+		last := t.lastStep()
 		spent := 0
 		for _, r := range x.retries {
 			if r.data.Turn == n && r.data.Step == last {
@@ -216,8 +216,8 @@ func checkAlwaysPersists(x *index, v *violations) {
 	if x.run.Policy.Mode != harness.ModeAlways || x.run.Strategy != nil {
 		return // a user's always-mode strategy may still choose to give up
 	}
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
+	for _, t := range x.turnList {
+		n := t.number
 		if t.end == nil || t.end.Reason.Kind != harness.EndError || x.refusedIn(n, 0) || x.pluginEndedBefore(t.endMs) {
 			continue // a refused append is an infrastructure failure: it ends the turn in error
 		}
@@ -282,7 +282,7 @@ func checkRetryIDContinuity(x *index, v *violations) {
 func checkCancelEndsWait(x *index, v *violations) {
 	for _, r := range x.retries {
 		w, ok := x.waitFor(r.seq)
-		t := x.turns[r.data.Turn]
+		t := x.turn(r.data.Turn)
 		if !ok || w.EndMs < 0 || t == nil {
 			continue
 		}
@@ -345,12 +345,12 @@ func checkFailureRecordedFaithfully(x *index, v *violations) {
 			}
 		}
 	}
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
-		if t.end == nil || t.end.Reason.Kind != harness.EndError || len(t.stepOrder) == 0 || x.refusedIn(n, 0) {
+	for _, t := range x.turnList {
+		n := t.number
+		if t.end == nil || t.end.Reason.Kind != harness.EndError || len(t.steps) == 0 || x.refusedIn(n, 0) {
 			continue
 		}
-		if sent, ok := x.failedRequest(n, t.stepOrder[len(t.stepOrder)-1], t.endMs, t.endSeq); ok {
+		if sent, ok := x.failedRequest(n, t.lastStep(), t.endMs, t.endSeq); ok {
 			if what := faithful(*t.end.Reason.Error, sent); what != "" {
 				v.add(t.endSeq, t.endMs, "turn %d's error: %s", n, what)
 			}

@@ -7,8 +7,8 @@ import (
 )
 
 func checkTurnSettled(x *index, v *violations) {
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
+	for _, t := range x.turnList {
+		n := t.number
 		if t.end == nil && !x.unsettleable(n) {
 			v.add(t.startSeq, t.startMs, "turn %d started but never ended", n)
 		}
@@ -28,16 +28,16 @@ func checkLiveness(x *index, v *violations) {
 	if x.brokenAtMs >= 0 {
 		return // a broken session cannot close its turn; turn-settled says so where it is owed
 	}
-	for _, n := range x.turnOrder {
-		if t := x.turns[n]; t.end == nil {
-			v.add(t.startSeq, r.Trace.IdleAtMs, "turn %d is still open when the agent reads idle", n)
+	for _, t := range x.turnList {
+		if t.end == nil {
+			v.add(t.startSeq, r.Trace.IdleAtMs, "turn %d is still open when the agent reads idle", t.number)
 		}
 	}
 }
 
 func checkAbortCause(x *index, v *violations) {
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
+	for _, t := range x.turnList {
+		n := t.number
 		if t.end == nil {
 			continue
 		}
@@ -61,8 +61,8 @@ func checkAbortCause(x *index, v *violations) {
 }
 
 func checkMaxTokensSticky(x *index, v *violations) {
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
+	for _, t := range x.turnList {
+		n := t.number
 		if t.end == nil {
 			continue
 		}
@@ -87,9 +87,9 @@ func checkNoWakeAfterDispose(x *index, v *violations) {
 	if disposedAt < 0 {
 		return
 	}
-	for _, n := range x.turnOrder {
-		if t := x.turns[n]; t.startSeq > disposedAt {
-			v.add(t.startSeq, t.startMs, "turn %d started after Dispose at +%.3fs", n, float64(disposedMs)/1000)
+	for _, t := range x.turnList {
+		if t.startSeq > disposedAt {
+			v.add(t.startSeq, t.startMs, "turn %d started after Dispose at +%.3fs", t.number, float64(disposedMs)/1000)
 		}
 	}
 	for _, s := range x.run.Trace.Sends {
@@ -102,8 +102,8 @@ func checkNoWakeAfterDispose(x *index, v *violations) {
 // idleBetween reports whether the log shows an instant in (from, to] with no turn open: when
 // the turn open at from (if any) ended by to.
 func (x *index) idleBetween(from, to int64) bool {
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
+	for _, t := range x.turnList {
+		n := t.number
 		if t.startSeq <= from && (t.end == nil || t.endSeq > from) {
 			// A turn whose step/end or turn/end the store refused is over all the same: the driver
 			// left it (the session is broken), so the agent may be idle with it open in the log.

@@ -9,8 +9,8 @@ import "github.com/turnsim/turnsim/harness"
 // the log's length at that moment, so an event with a larger seq was written after it.
 
 func checkNoOutputAfterCancel(x *index, v *violations) {
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
+	for _, t := range x.turnList {
+		n := t.number
 		cancels := x.cancelsOf(t)
 		if len(cancels) == 0 {
 			continue

@@ -8,12 +8,64 @@ import (
 
 // eachStep calls fn for every step of every turn, in log order.
 func (x *index) eachStep(fn func(t *turnIndex, number int, s *stepIndex)) {
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
-		for _, sn := range t.stepOrder {
-			fn(t, sn, x.stepOf(t, sn))
+	for _, t := range x.turnList {
+		for _, ref := range t.steps {
+			fn(t, ref.number, ref.step)
 		}
 	}
+}
+
+// A step's calls and results are few (a model's answer asks for a handful of calls), so the
+// properties look a call's result up by scanning the step's results rather than filling a map per
+// step: resultFor, resultCount and syntheticFor give what such a map, filled in log order, held.
+
+// resultFor returns the step's last result for call id (a map by id keeps the last), if any.
+func (s *stepIndex) resultFor(id string) (eventAt[harness.ToolResult], bool) {
+	for i := len(s.results) - 1; i >= 0; i-- {
+		if s.results[i].data.CallID == id {
+			return s.results[i], true
+		}
+	}
+	return eventAt[harness.ToolResult]{}, false
+}
+
+// resultCount counts the step's results for call id.
+func (s *stepIndex) resultCount(id string) int {
+	n := 0
+	for _, r := range s.results {
+		if r.data.CallID == id {
+			n++
+		}
+	}
+	return n
+}
+
+// syntheticFor reports whether any of the step's results for call id is the synthetic
+// aborted-before-dispatch one.
+func (s *stepIndex) syntheticFor(id string) bool {
+	for _, r := range s.results {
+		if r.data.CallID == id && isSynthetic(r.data) {
+			return true
+		}
+	}
+	return false
+}
+
+// callPosition is where the model asked for call id among the tool calls of its answer m (the
+// last such call, for an id asked for twice, as a map by id keeps), ok false if it did not.
+func callPosition(m *harness.AssistantMessage, id string) (position int, ok bool) {
+	position = -1
+	i := 0
+	for _, b := range m.Message.Blocks {
+		if b.Type != harness.BlockToolCall {
+			continue
+		}
+		if b.CallID == id {
+			position = i
+		}
+		i++
+	}
+	return position, position >= 0
 }
 
 func isSynthetic(r harness.ToolResult) bool {
@@ -25,12 +77,8 @@ func checkToolResultsPaired(x *index, v *violations) {
 		if x.schedulerFailed(t.number, step) {
 			return // a scheduler failure fabricates no results, by design
 		}
-		count := map[string]int{}
-		for _, r := range s.results {
-			count[r.data.CallID]++
-		}
 		for _, c := range s.calls {
-			if n := count[c.data.CallID]; n != 1 {
+			if n := s.resultCount(c.data.CallID); n != 1 {
 				v.add(c.seq, c.timeMs, "turn %d step %d: call %s has %d results", t.number, step, c.data.CallID, n)
 			}
 		}
@@ -38,28 +86,22 @@ func checkToolResultsPaired(x *index, v *violations) {
 }
 
 func checkNoDispatchAfterCancel(x *index, v *violations) {
-	for _, n := range x.turnOrder {
-		t := x.turns[n]
+	for _, t := range x.turnList {
+		n := t.number
 		cancels := x.cancelsOf(t)
 		if len(cancels) == 0 {
 			continue
 		}
 		first := cancels[0]
 		runs := x.runsByCall()
-		for _, sn := range t.stepOrder {
-			s := x.stepOf(t, sn)
-			synthetic := map[string]bool{}
-			for _, r := range s.results {
-				if isSynthetic(r.data) {
-					synthetic[r.data.CallID] = true
-				}
-			}
+		for _, ref := range t.steps {
+			sn, s := ref.number, ref.step
 			// A synthetic tool/call whose result the store refused reads like a real dispatch: a
 			// call that never ran, in a step where a tool/result was refused, is taken for one.
 			refusedResult := x.refusedIn(n, sn, harness.TypeToolResult)
 			for _, c := range s.calls {
 				_, ran := runs[callKey{n, sn, c.data.CallID}]
-				if c.seq > first.SeqAt && !synthetic[c.data.CallID] && (ran || !refusedResult) {
+				if c.seq > first.SeqAt && !s.syntheticFor(c.data.CallID) && (ran || !refusedResult) {
 					v.add(c.seq, c.timeMs, "turn %d: call %s dispatched after the %s cancel at +%.3fs", n, c.data.CallID, first.Kind, float64(first.AtMs)/1000)
 				}
 			}
@@ -74,13 +116,21 @@ type callKey struct {
 	id         string
 }
 
-// runsByCall indexes the simulated tools' executions by the call they run.
+// runsByCall indexes the simulated tools' executions by the call they run (a call run twice: by
+// its last run). It is built on the first call, once for the run, and shared: callers only read
+// it. A run with no tool run gets a nil map, which finds none.
 func (x *index) runsByCall() map[callKey]ToolRun {
-	runs := map[callKey]ToolRun{}
-	for _, r := range x.run.Trace.Tools {
-		runs[callKey{r.Turn, r.Step, r.CallID}] = r
+	if x.runsKnown {
+		return x.runs
 	}
-	return runs
+	x.runsKnown = true
+	if len(x.run.Trace.Tools) > 0 {
+		x.runs = make(map[callKey]ToolRun, len(x.run.Trace.Tools))
+	}
+	for _, r := range x.run.Trace.Tools {
+		x.runs[callKey{r.Turn, r.Step, r.CallID}] = r
+	}
+	return x.runs
 }
 
 func checkDrainRealResults(x *index, v *violations) {
@@ -89,26 +139,22 @@ func checkDrainRealResults(x *index, v *violations) {
 		if x.schedulerFailed(t.number, step) {
 			return
 		}
-		results := map[string]harness.ToolResult{}
-		var resultSeq = map[string]int64{}
-		for _, r := range s.results {
-			results[r.data.CallID], resultSeq[r.data.CallID] = r.data, r.seq
-		}
 		for _, c := range s.calls {
 			run, started := runs[callKey{t.number, step, c.data.CallID}]
 			if !started {
 				continue
 			}
-			result, ok := results[c.data.CallID]
+			last, ok := s.resultFor(c.data.CallID)
+			result, resultSeq := last.data, last.seq
 			if !ok {
 				v.add(c.seq, c.timeMs, "turn %d: started call %s has no result", t.number, c.data.CallID)
 				continue
 			}
 			if run.EndMs < 0 && !x.interrupted(t.number) {
-				v.add(resultSeq[c.data.CallID], -1, "turn %d: call %s never returned, yet its turn moved on", t.number, c.data.CallID)
+				v.add(resultSeq, -1, "turn %d: call %s never returned, yet its turn moved on", t.number, c.data.CallID)
 				continue
 			}
-			want := map[string]string{"ok": "", "error": harness.CodeToolError, "panic": harness.CodeToolPanic, "goexit": harness.CodeToolPanic, "cancelled": harness.CodeToolError, "killed": harness.CodeToolOutcomeUnknown}[run.Outcome]
+			want := drainedCode(run.Outcome)
 			got := ""
 			if result.Error != nil {
 				got = result.Error.Code
@@ -117,10 +163,24 @@ func checkDrainRealResults(x *index, v *violations) {
 				continue // the process died before the result was committed: crash repair's honest answer
 			}
 			if got != want || (run.Outcome == "ok" && result.Content != run.Content) {
-				v.add(resultSeq[c.data.CallID], -1, "turn %d: call %s ran (%s) but its result is %q %q", t.number, c.data.CallID, run.Outcome, got, result.Content)
+				v.add(resultSeq, -1, "turn %d: call %s ran (%s) but its result is %q %q", t.number, c.data.CallID, run.Outcome, got, result.Content)
 			}
 		}
 	})
+}
+
+// drainedCode is the error code the result of a call that ran must carry, by how its run ended
+// ("" for none, and for an outcome the spec does not name).
+func drainedCode(outcome string) string {
+	switch outcome {
+	case "error", "cancelled":
+		return harness.CodeToolError
+	case "panic", "goexit":
+		return harness.CodeToolPanic
+	case "killed":
+		return harness.CodeToolOutcomeUnknown
+	}
+	return ""
 }
 
 func checkUnstartedGetSynthetic(x *index, v *violations) {
@@ -132,12 +192,12 @@ func checkUnstartedGetSynthetic(x *index, v *violations) {
 		if s.message == nil || s.message.Finish != harness.FinishToolCalls || x.schedulerFailed(t.number, step) || t.end == nil {
 			return
 		}
-		results := map[string]harness.ToolResult{}
-		for _, r := range s.results {
-			results[r.data.CallID] = r.data
-		}
-		for _, block := range s.message.Message.ToolCalls() {
-			result, ok := results[block.CallID]
+		for _, block := range s.message.Message.Blocks {
+			if block.Type != harness.BlockToolCall {
+				continue
+			}
+			last, ok := s.resultFor(block.CallID)
+			result := last.data
 			_, ran := runs[callKey{t.number, step, block.CallID}]
 			switch {
 			case !ok:
@@ -173,13 +233,9 @@ func checkResultsInModelOrder(x *index, v *violations) {
 		if s.message == nil {
 			return
 		}
-		order := map[string]int{}
-		for i, b := range s.message.Message.ToolCalls() {
-			order[b.CallID] = i
-		}
 		last := -1
 		for _, r := range s.results {
-			i, ok := order[r.data.CallID]
+			i, ok := callPosition(s.message, r.data.CallID)
 			if !ok {
 				continue
 			}
@@ -245,7 +301,7 @@ func (x *index) poolLimit() int {
 
 func checkToolContextCancelled(x *index, v *violations) {
 	for _, run := range x.run.Trace.Tools {
-		t := x.turns[run.Turn] // the turn whose answer asked for the call: the one it runs in
+		t := x.turn(run.Turn) // the turn whose answer asked for the call: the one it runs in
 		if !run.HonoursCancel || t == nil || run.Outcome == "killed" {
 			continue
 		}

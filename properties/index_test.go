@@ -1,0 +1,98 @@
+package properties
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+// The index finds turns by number and steps by (turn, number) in slices, not maps; on any log,
+// broken ones too (a number started twice, numbers out of order, negative or far apart, events
+// of turns and steps never started), it answers what the maps it replaced did: the last start of
+// a number wins, and a step's calls go to the step its (turn, number) names at that point.
+func TestIndexLookupsAreTheMaps(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		turnNumbers := rapid.SampledFrom([]int{1, 2, 3, 0, -1, 40})
+		stepNumbers := rapid.IntRange(0, 3)
+		var log []harness.Event
+		for i := range rapid.IntRange(0, 40).Draw(t, "events") {
+			var d harness.EventData
+			turn := turnNumbers.Draw(t, "turn")
+			switch rapid.IntRange(0, 3).Draw(t, "kind") {
+			case 0:
+				d = harness.TurnStart{Turn: turn}
+			case 1:
+				d = harness.StepStart{Turn: turn, Step: stepNumbers.Draw(t, "step")}
+			case 2:
+				d = harness.ToolCall{Turn: turn, Step: stepNumbers.Draw(t, "step"), CallID: "c"}
+			default:
+				d = harness.TurnEnd{Turn: turn}
+			}
+			log = append(log, harness.Event{Seq: int64(i + 1), Data: d})
+		}
+		// The reference: maps from numbers to the seq of the turn/start or step/start that made
+		// what they name, and each step's calls by that seq.
+		type stepKey struct {
+			turnSeq int64
+			number  int
+		}
+		turnStarts, stepStarts := map[int]int64{}, map[stepKey]int64{}
+		var order []int
+		callsOf, endOf := map[int64][]int64{}, map[int64]int64{}
+		for _, e := range log {
+			switch d := e.Data.(type) {
+			case harness.TurnStart:
+				turnStarts[d.Turn] = e.Seq
+				order = append(order, d.Turn)
+			case harness.TurnEnd:
+				if ts, ok := turnStarts[d.Turn]; ok {
+					endOf[ts] = e.Seq
+				}
+			case harness.StepStart:
+				if ts, ok := turnStarts[d.Turn]; ok {
+					stepStarts[stepKey{ts, d.Step}] = e.Seq
+				}
+			case harness.ToolCall:
+				if ss, ok := stepStarts[stepKey{turnStarts[d.Turn], d.Step}]; ok {
+					callsOf[ss] = append(callsOf[ss], e.Seq)
+				}
+			}
+		}
+		x := newIndex(&Run{Log: log})
+		callSeqs := func(s *stepIndex) []int64 {
+			var seqs []int64
+			for _, c := range s.calls {
+				seqs = append(seqs, c.seq)
+			}
+			return seqs
+		}
+		for _, n := range []int{1, 2, 3, 0, -1, 40, 4, -2} {
+			ts, ok := turnStarts[n]
+			got := x.turn(n)
+			require.Equal(t, ok, got != nil, "turn %d", n)
+			if !ok {
+				continue
+			}
+			require.Equal(t, ts, got.startSeq, "turn %d", n)
+			require.Equal(t, endOf[ts], got.endSeq, "turn %d's end", n)
+			for sn := range 4 {
+				ss, ok := stepStarts[stepKey{ts, sn}]
+				s := x.stepOf(got, sn)
+				require.Equal(t, ok, s != nil, "turn %d step %d", n, sn)
+				if ok {
+					require.Equal(t, callsOf[ss], callSeqs(s), "turn %d step %d's calls", n, sn)
+				}
+			}
+			for _, ref := range got.steps {
+				require.Same(t, x.stepOf(got, ref.number), ref.step, "turn %d's list, step %d", n, ref.number)
+			}
+		}
+		require.Len(t, x.turnList, len(order))
+		for i, n := range order {
+			require.Same(t, x.turn(n), x.turnList[i], "turn list entry %d", i)
+		}
+	})
+}
