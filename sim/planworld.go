@@ -2,12 +2,12 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
 	"slices"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -140,7 +140,7 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
-		return harness.Chunk{Kind: harness.ChunkText, Text: fmt.Sprintf("part %d ", i+1)}, nil
+		return harness.Chunk{Kind: harness.ChunkText, Text: partText(i + 1)}, nil
 	case a.Goexit && i == a.Chunks:
 		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
@@ -155,7 +155,7 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 		if i == 0 && a.Fault == faults.SlowStream {
 			s.provider.tracer.strike(a.Fault)
 		}
-		return harness.Chunk{Kind: harness.ChunkText, Text: fmt.Sprintf("part %d ", i+1)}, nil
+		return harness.Chunk{Kind: harness.ChunkText, Text: partText(i + 1)}, nil
 	case a.Fail != nil && i == a.Chunks:
 		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
@@ -187,9 +187,10 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 // for it: its turn and step, with the id, name the call.
 func (s *planStream) toolCallChunk(j int) harness.Chunk {
 	call := s.answer.Calls[j]
-	callID := fmt.Sprintf("call-%d-%d", s.index+1, j+1)
+	var room [32]byte
+	id := append(room[:0], "call-"...)
 	if s.answer.CallIDsPerAnswer {
-		callID = fmt.Sprintf("call-%d", j+1)
+		id = strconv.AppendInt(id, int64(j+1), 10)
 		p := s.provider
 		p.tracer.mu.Lock()
 		// This answer gave call-1 … call-j before; a number up to the high mark is another's.
@@ -199,22 +200,22 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 		if reused {
 			p.tracer.strike(faults.CallIDReuse) // a later step gets an id an earlier one had
 		}
+	} else {
+		id = strconv.AppendInt(id, int64(s.index+1), 10)
+		id = strconv.AppendInt(append(id, '-'), int64(j+1), 10)
 	}
-	args, name := toolArguments{CallID: callID, Request: s.index + 1, Call: call}, call.Name
+	args, name := toolArguments{Request: s.index + 1, Call: call}, call.Name
 	if u := s.provider.userTools; u != nil {
 		name = u.rename(call.Name)
 		if u.known(name) {
 			args.Input = u.input(name)
 		}
 	}
-	arguments, err := json.Marshal(args)
-	if err != nil {
-		panic("sim: invariant: a plan call does not encode: " + err.Error())
-	}
+	callID, text := encodeCall(id, args)
+	args.CallID = callID
 	if slices.Contains(call.Faults, faults.ToolUnknown) {
 		s.provider.tracer.strike(faults.ToolUnknown) // the world asks for a tool nobody registered
 	}
-	text := string(arguments)
 	s.provider.tracer.askCall(text, args)
 	return harness.Chunk{Kind: harness.ChunkToolCall, CallID: callID, Name: name, Arguments: text}
 }
@@ -280,7 +281,7 @@ func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.
 		if err != nil {
 			return "", err
 		}
-		content := fmt.Sprintf("%s ok after %dms", name, args.LatencyMs)
+		content := name + " ok after " + strconv.FormatInt(args.LatencyMs, 10) + "ms"
 		finish(faults.OutcomeOK, content)
 		return content, nil
 	}}
@@ -317,7 +318,7 @@ func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name st
 	}
 	switch call.Outcome {
 	case faults.OutcomePanic:
-		text := fmt.Sprintf("tool %s exploded", name)
+		text := "tool " + name + " exploded"
 		t.strike(faults.ToolPanic)
 		finish(faults.OutcomePanic, text)
 		panic(text)
