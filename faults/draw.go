@@ -73,6 +73,10 @@ type drawer struct {
 	// room for their failures (newFail).
 	answersLeft int
 	fails       []Fail
+	// calls and callFaults are room for the plan's tool calls and the faults that shape them
+	// (newCalls, keepFaults), made as they fill up.
+	calls      []Call
+	callFaults []string
 	// callIDsPerAnswer: call-id-reuse struck an answer, and the provider numbers its calls per
 	// answer from then on.
 	callIDsPerAnswer bool
@@ -153,30 +157,37 @@ func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 	}
 	d.answersLeft = 0
 	plan.Actions = d.drawActions(plan.HorizonMs)
+	// The refusal windows are gathered on the stack (a plan has at most four), then kept in one
+	// slice of their number: growing plan.Refusals took up to three allocations.
+	var windows [4]Window
+	refusals := windows[:0]
 	if d.has(AppendRefused) {
 		for range d.between(1, 2) {
 			from := d.between(0, plan.HorizonMs-1)
 			if rng.Float64() < 0.5 {
 				// one append of one type, somewhere in a long window: reaches the rare paths
 				kind := RefusableTypes[rng.Intn(len(RefusableTypes))]
-				plan.Refusals = append(plan.Refusals, Window{FromMs: from, UntilMs: from + d.between(1, 10_000), Type: kind, Count: 1})
+				refusals = append(refusals, Window{FromMs: from, UntilMs: from + d.between(1, 10_000), Type: kind, Count: 1})
 				continue
 			}
-			plan.Refusals = append(plan.Refusals, Window{FromMs: from, UntilMs: from + d.between(1, 300)})
+			refusals = append(refusals, Window{FromMs: from, UntilMs: from + d.between(1, 300)})
 		}
 	}
 	if d.has(StoreOutage) {
 		from := d.between(0, plan.HorizonMs-1)
 		until := min(plan.HorizonMs, from+d.between(5_000, plan.HorizonMs))
 		kind := OutageTypes[rng.Intn(len(OutageTypes))]
-		plan.Refusals = append(plan.Refusals, Window{FromMs: from, UntilMs: until, Type: kind, Fault: StoreOutage})
+		refusals = append(refusals, Window{FromMs: from, UntilMs: until, Type: kind, Fault: StoreOutage})
 	}
 	if d.has(SlowCompaction) {
 		plan.CompactionBudget = max(plan.CompactionBudget, int(d.between(1, 2)))
 		plan.CompactionDelayMs = d.between(50, 5_000)
 	}
 	if _, ok := swarm[CallIDReuse]; ok {
-		plan.Refusals = append(plan.Refusals, d.unansweredCalls(plan.HorizonMs))
+		refusals = append(refusals, d.unansweredCalls(plan.HorizonMs))
+	}
+	if len(refusals) > 0 {
+		plan.Refusals = slices.Clone(refusals)
 	}
 	return plan
 }
@@ -278,7 +289,9 @@ func (d *drawer) newFail(fail Fail) *Fail {
 
 func (d *drawer) toolCallAnswer(fault string) Answer {
 	a := Answer{Fault: fault, Chunks: int(d.between(0, 1)), ChunkDelayMs: d.between(5, 100), Finish: harness.FinishToolCalls}
-	for range d.between(1, 5) {
+	n := d.between(1, 5)
+	a.Calls = d.newCalls(int(n))
+	for range n {
 		a.Calls = append(a.Calls, d.drawCall())
 	}
 	d.callIDsPerAnswer = d.callIDsPerAnswer || d.on(CallIDReuse)
@@ -320,7 +333,7 @@ func (d *drawer) shape(fault string) Answer {
 	case MaxTokens:
 		a := d.textAnswer(fault, harness.FinishMaxTokens)
 		if d.rng.Float64() < 0.5 {
-			a.Calls = []Call{d.drawCall()} // truncated: must never run
+			a.Calls = append(d.newCalls(1), d.drawCall()) // truncated: must never run
 		}
 		return a
 	case ToolCalls:
@@ -356,10 +369,12 @@ func (d *drawer) unansweredCalls(horizonMs int64) Window {
 // drawCall draws one tool call and how its tool behaves.
 func (d *drawer) drawCall() Call {
 	c := Call{LatencyMs: d.between(1, 50), Outcome: OutcomeOK}
+	var room [4]string // a call has at most four faults: one of each switch below
+	shaped := room[:0]
 	switch {
 	case d.on(ToolUnknown):
 		c.Name = UnknownTool
-		c.Faults = append(c.Faults, ToolUnknown)
+		shaped = append(shaped, ToolUnknown)
 	case d.rng.Float64() < 0.7:
 		c.Name = ParallelTools[d.rng.Intn(len(ParallelTools))]
 	default:
@@ -367,29 +382,65 @@ func (d *drawer) drawCall() Call {
 	}
 	if d.on(ToolLongLatency) {
 		c.LatencyMs = d.between(2_000, 30_000)
-		c.Faults = append(c.Faults, ToolLongLatency)
+		shaped = append(shaped, ToolLongLatency)
 	} else if d.on(ToolLatency) {
 		c.LatencyMs = d.between(10, 800)
-		c.Faults = append(c.Faults, ToolLatency)
+		shaped = append(shaped, ToolLatency)
 	}
 	if d.on(ToolPanic) {
 		c.Outcome = OutcomePanic
-		c.Faults = append(c.Faults, ToolPanic)
+		shaped = append(shaped, ToolPanic)
 	} else if d.on(ToolError) {
 		c.Outcome = OutcomeError
-		c.Faults = append(c.Faults, ToolError)
+		shaped = append(shaped, ToolError)
 	} else if d.on(ToolGoexit) {
 		c.Outcome = OutcomeGoexit
-		c.Faults = append(c.Faults, ToolGoexit)
+		shaped = append(shaped, ToolGoexit)
 	}
 	if d.on(ToolIgnoresCancel) {
 		// It runs long enough for a cancel to land in it: ignoring a cancel needs one to ignore.
 		c.IgnoreCancel = true
 		c.LatencyMs = max(c.LatencyMs, d.between(500, 5_000))
-		c.Faults = append(c.Faults, ToolIgnoresCancel)
+		shaped = append(shaped, ToolIgnoresCancel)
 	}
+	c.Faults = d.keepFaults(shaped)
 	return c
 }
+
+// newCalls is an empty slice with room for n calls, cut from d.calls: a plan's tool calls
+// share one or two arrays instead of an answer growing its own one call at a time (about 2.5
+// allocations a plan). Its capacity is n, so an append to it never writes into another's calls.
+func (d *drawer) newCalls(n int) []Call {
+	if len(d.calls) < n {
+		d.calls = make([]Call, max(n, callsBuffered))
+	}
+	calls := d.calls[:0:n]
+	d.calls = d.calls[n:]
+	return calls
+}
+
+// callsBuffered is how many calls d.calls makes room for at a time: a plan of the default mix
+// has about five.
+const callsBuffered = 8
+
+// keepFaults copies a call's faults into d.callFaults (nil if there are none): a plan's calls
+// share one array of fault names instead of each call growing its own. Capacity as newCalls.
+func (d *drawer) keepFaults(shaped []string) []string {
+	n := len(shaped)
+	if n == 0 {
+		return nil
+	}
+	if len(d.callFaults) < n {
+		d.callFaults = make([]string, max(n, callFaultsBuffered))
+	}
+	kept := d.callFaults[:n:n]
+	d.callFaults = d.callFaults[n:]
+	copy(kept, shaped)
+	return kept
+}
+
+// callFaultsBuffered is how many fault names d.callFaults makes room for at a time.
+const callFaultsBuffered = 8
 
 // drawActions scripts the user and host: the first followup at 0, the user-group faults at
 // random times before the horizon, and a few WhenIdle watchers.
