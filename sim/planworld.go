@@ -30,7 +30,29 @@ type planProvider struct {
 	perAnswerHigh int
 	// logLen is the session log's length now, for a request's EndSeq (nil: not known).
 	logLen func() int64
+	// streams is room for the next requests' streams (newStream).
+	streams []planStream
 }
+
+// streamsBuffered is how many streams newStream makes room for at a time: a schedule of the
+// default mix makes about four requests.
+const streamsBuffered = 4
+
+// newStream is a new stream, cut from p.streams: one allocation for a few requests instead of
+// one each. Streams are never reused; a stream held keeps its neighbours' 32 bytes each alive.
+func (p *planProvider) newStream(answer *faults.Answer, index int) *planStream {
+	if len(p.streams) == 0 {
+		p.streams = make([]planStream, streamsBuffered)
+	}
+	s := &p.streams[0]
+	p.streams = p.streams[1:]
+	*s = planStream{provider: p, answer: answer, index: index}
+	return s
+}
+
+// requestsBuffered is the room the trace's requests start with: growing them from one took
+// three allocations for a schedule's usual four requests.
+const requestsBuffered = 4
 
 // cleanAnswer is what the provider says once the plan is used up or the horizon has passed.
 var cleanAnswer = faults.Answer{Chunks: 1, ChunkDelayMs: 20, Finish: harness.FinishCompleted}
@@ -38,9 +60,9 @@ var cleanAnswer = faults.Answer{Chunks: 1, ChunkDelayMs: 20, Finish: harness.Fin
 func (p *planProvider) Name() string { return "simulated" }
 
 func (p *planProvider) Stream(ctx context.Context, request harness.Request) (harness.Stream, error) {
-	answer := cleanAnswer
+	answer := &cleanAnswer // read only, as the plan's answers are
 	if p.served < len(p.plan.Answers) && p.tracer.sinceStartMs() < p.plan.HorizonMs {
-		answer = p.plan.Answers[p.served]
+		answer = &p.plan.Answers[p.served]
 	}
 	p.served++
 	record := properties.Request{
@@ -59,10 +81,13 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 		record.Failed, record.FailCode = true, harness.CodeEmptyResponse
 	}
 	p.tracer.mu.Lock()
+	if p.tracer.trace.Requests == nil {
+		p.tracer.trace.Requests = make([]properties.Request, 0, requestsBuffered)
+	}
 	p.tracer.trace.Requests = append(p.tracer.trace.Requests, record)
 	index := len(p.tracer.trace.Requests) - 1
 	p.tracer.mu.Unlock()
-	stream := &planStream{provider: p, answer: answer, index: index}
+	stream := p.newStream(answer, index)
 	if answer.Goexit && answer.Chunks == 0 {
 		if err := p.runtime.Sleep(ms(answer.ChunkDelayMs), ctx); err != nil {
 			stream.ended()
@@ -89,9 +114,10 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 // cancelled first.
 type planStream struct {
 	provider *planProvider
-	answer   faults.Answer
-	index    int
-	next     int
+	// answer is the plan's answer (or cleanAnswer): the stream only reads it.
+	answer *faults.Answer
+	index  int
+	next   int
 }
 
 func (s *planStream) Next(ctx context.Context) (harness.Chunk, error) {
