@@ -32,7 +32,19 @@ var catalogueNames = Names()
 
 // DrawSwarm switches each allowed fault on with probability one half, at a rate drawn from
 // [0.05, 0.5]; at least one fault is always on. allowed nil means the whole catalogue.
-func DrawSwarm(rng *rand.Rand, allowed []string) Swarm {
+func DrawSwarm(rng *rand.Rand, allowed []string) Swarm { return drawSwarm(rng, allowed, nil) }
+
+// DrawSchedule is DrawSwarm and then DrawPlan from the same rng: the same draws, the same swarm
+// and plan. It fills the drawer's table of rates as it draws the swarm; DrawPlan, given only the
+// map, reads it back, about 3,000 instructions a plan.
+func DrawSchedule(rng *rand.Rand, allowed []string) (Swarm, Plan) {
+	d := drawer{rng: rng}
+	d.swarm = drawSwarm(rng, allowed, &d.rates)
+	return d.swarm, d.drawPlan()
+}
+
+// drawSwarm is DrawSwarm, each fault switched on also set in rates unless rates is nil.
+func drawSwarm(rng *rand.Rand, allowed []string, rates *swarmRates) Swarm {
 	ordered := catalogueNames // the default mix: no list to build per seed
 	if allowed != nil {
 		ordered = make([]string, 0, len(catalogue))
@@ -48,11 +60,20 @@ func DrawSwarm(rng *rand.Rand, allowed []string) Swarm {
 	swarm := make(Swarm, len(ordered)*2/3)
 	for _, name := range ordered {
 		if rng.Float64() < 0.5 {
-			swarm[name] = drawRate(rng)
+			rate := drawRate(rng)
+			swarm[name] = rate
+			if rates != nil {
+				rates.set(name, rate)
+			}
 		}
 	}
 	if len(swarm) == 0 && len(ordered) > 0 {
-		swarm[ordered[rng.Intn(len(ordered))]] = drawRate(rng)
+		name := ordered[rng.Intn(len(ordered))]
+		rate := drawRate(rng)
+		swarm[name] = rate
+		if rates != nil {
+			rates.set(name, rate)
+		}
 	}
 	return swarm
 }
@@ -151,8 +172,14 @@ func (d *drawer) between(low, high int64) int64 { return low + d.rng.Int63n(high
 
 // DrawPlan turns a swarm into an explicit plan. Every draw comes from rng, in a fixed order.
 func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
-	d := &drawer{rng: rng, swarm: swarm}
+	d := drawer{rng: rng, swarm: swarm}
 	d.rates.fill(swarm)
+	return d.drawPlan()
+}
+
+// drawPlan is DrawPlan, once d holds the swarm and its table of rates.
+func (d *drawer) drawPlan() Plan {
+	rng, swarm := d.rng, d.swarm
 	var harnessDefaults bool
 	d.policy, harnessDefaults = d.drawPolicy()
 	plan := Plan{

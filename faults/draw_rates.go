@@ -16,9 +16,15 @@ type swarmRates struct {
 // looks such a name up in the swarm itself.
 func (r *swarmRates) fill(swarm Swarm) {
 	for name, rate := range swarm {
-		if i := faultIndex(name); i >= 0 {
-			r.on[i], r.rate[i] = true, rate
-		}
+		r.set(name, rate)
+	}
+}
+
+// set puts a fault switched on at rate in the table: nothing for a name outside the catalogue
+// (rate looks it up in the swarm itself).
+func (r *swarmRates) set(name string, rate float64) {
+	if i := faultIndex(name); i >= 0 {
+		r.on[i], r.rate[i] = true, rate
 	}
 }
 
