@@ -288,9 +288,7 @@ var providerFaults = []string{
 var providerFaultIndex = func() []int {
 	at := make([]int, len(providerFaults))
 	for i, fault := range providerFaults {
-		if at[i] = faultIndex(fault); at[i] < 0 {
-			panic("faults: provider fault " + fault + " has no catalogue position in faultIndex")
-		}
+		at[i] = cataloguePosition(fault)
 	}
 	return at
 }()
@@ -339,7 +337,7 @@ func (d *drawer) toolCallAnswer(fault string) Answer {
 	for range n {
 		a.Calls = append(a.Calls, d.drawCall())
 	}
-	d.callIDsPerAnswer = d.callIDsPerAnswer || d.on(CallIDReuse)
+	d.callIDsPerAnswer = d.callIDsPerAnswer || d.onAt(callIDReuseAt)
 	a.CallIDsPerAnswer = d.callIDsPerAnswer
 	return a
 }
@@ -411,13 +409,14 @@ func (d *drawer) unansweredCalls(horizonMs int64) Window {
 	return Window{FromMs: from, UntilMs: from + d.between(1, 10_000), Type: kind, Count: 1, Fault: CallIDReuse}
 }
 
-// drawCall draws one tool call and how its tool behaves.
+// drawCall draws one tool call and how its tool behaves. It asks about its faults by catalogue
+// position (draw_rates.go), not by name: a plan draws about five calls, seven questions each.
 func (d *drawer) drawCall() Call {
 	c := Call{LatencyMs: d.between(1, 50), Outcome: OutcomeOK}
 	var room [4]string // a call has at most four faults: one of each switch below
 	shaped := room[:0]
 	switch {
-	case d.on(ToolUnknown):
+	case d.onAt(toolUnknownAt):
 		c.Name = UnknownTool
 		shaped = append(shaped, ToolUnknown)
 	case d.rng.Float64() < 0.7:
@@ -425,24 +424,24 @@ func (d *drawer) drawCall() Call {
 	default:
 		c.Name = ExclusiveTools[d.rng.Intn(len(ExclusiveTools))]
 	}
-	if d.on(ToolLongLatency) {
+	if d.onAt(toolLongLatencyAt) {
 		c.LatencyMs = d.between(2_000, 30_000)
 		shaped = append(shaped, ToolLongLatency)
-	} else if d.on(ToolLatency) {
+	} else if d.onAt(toolLatencyAt) {
 		c.LatencyMs = d.between(10, 800)
 		shaped = append(shaped, ToolLatency)
 	}
-	if d.on(ToolPanic) {
+	if d.onAt(toolPanicAt) {
 		c.Outcome = OutcomePanic
 		shaped = append(shaped, ToolPanic)
-	} else if d.on(ToolError) {
+	} else if d.onAt(toolErrorAt) {
 		c.Outcome = OutcomeError
 		shaped = append(shaped, ToolError)
-	} else if d.on(ToolGoexit) {
+	} else if d.onAt(toolGoexitAt) {
 		c.Outcome = OutcomeGoexit
 		shaped = append(shaped, ToolGoexit)
 	}
-	if d.on(ToolIgnoresCancel) {
+	if d.onAt(toolIgnoresCancelAt) {
 		// It runs long enough for a cancel to land in it: ignoring a cancel needs one to ignore.
 		c.IgnoreCancel = true
 		c.LatencyMs = max(c.LatencyMs, d.between(500, 5_000))

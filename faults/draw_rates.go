@@ -43,6 +43,28 @@ func (d *drawer) has(fault string) bool {
 	return ok
 }
 
+// Catalogue positions of the faults drawCall and toolCallAnswer ask about: on(name) finds the
+// position with faultIndex each time, about 40 instructions, some 40 times a plan.
+var (
+	toolUnknownAt       = cataloguePosition(ToolUnknown)
+	toolLatencyAt       = cataloguePosition(ToolLatency)
+	toolLongLatencyAt   = cataloguePosition(ToolLongLatency)
+	toolPanicAt         = cataloguePosition(ToolPanic)
+	toolErrorAt         = cataloguePosition(ToolError)
+	toolGoexitAt        = cataloguePosition(ToolGoexit)
+	toolIgnoresCancelAt = cataloguePosition(ToolIgnoresCancel)
+	callIDReuseAt       = cataloguePosition(CallIDReuse)
+)
+
+// cataloguePosition is faultIndex(fault) for a fault that must have a place in the table.
+func cataloguePosition(fault string) int {
+	i := faultIndex(fault)
+	if i < 0 {
+		panic("faults: invariant: fault " + fault + " has no catalogue position in faultIndex")
+	}
+	return i
+}
+
 // faultIndex is a fault's position in the catalogue, or -1 for a name outside it. The compiler
 // turns a switch on constant strings into comparisons of lengths and single bytes and one
 // comparison of the whole name: no hashing. A fault missing here still works, through the map
