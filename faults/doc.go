@@ -9,6 +9,7 @@
 // group and a one-line doc. DrawSwarm picks, per seed, a random subset of faults at random rates
 // (swarm testing, as TigerBeetle's VOPR and FoundationDB do), so rare combinations get reached;
 // DrawPlan turns a swarm into a Plan: a plain, JSON-serialisable script of provider answers, tool
-// behaviours and user actions that the simulator (package sim) plays in virtual time. A Plan is
-// explicit on purpose: a failing one can be saved, replayed and shrunk without re-drawing.
+// behaviours and user actions that the simulator (package sim) plays in virtual time;
+// DrawSchedule does both from one random source, as a schedule draws them. A Plan is explicit on
+// purpose: a failing one can be saved, replayed and shrunk without re-drawing.
 package faults

@@ -32,7 +32,19 @@ var catalogueNames = Names()
 
 // DrawSwarm switches each allowed fault on with probability one half, at a rate drawn from
 // [0.05, 0.5]; at least one fault is always on. allowed nil means the whole catalogue.
-func DrawSwarm(rng *rand.Rand, allowed []string) Swarm {
+func DrawSwarm(rng *rand.Rand, allowed []string) Swarm { return drawSwarm(rng, allowed, nil) }
+
+// DrawSchedule is DrawSwarm and then DrawPlan from the same rng: the same draws, the same swarm
+// and plan. It fills the drawer's table of rates as it draws the swarm; DrawPlan, given only the
+// map, reads it back, about 3,000 instructions a plan.
+func DrawSchedule(rng *rand.Rand, allowed []string) (Swarm, Plan) {
+	d := drawer{rng: rng}
+	d.swarm = drawSwarm(rng, allowed, &d.rates)
+	return d.swarm, d.drawPlan()
+}
+
+// drawSwarm is DrawSwarm, each fault switched on also set in rates unless rates is nil.
+func drawSwarm(rng *rand.Rand, allowed []string, rates *swarmRates) Swarm {
 	ordered := catalogueNames // the default mix: no list to build per seed
 	if allowed != nil {
 		ordered = make([]string, 0, len(catalogue))
@@ -48,11 +60,20 @@ func DrawSwarm(rng *rand.Rand, allowed []string) Swarm {
 	swarm := make(Swarm, len(ordered)*2/3)
 	for _, name := range ordered {
 		if rng.Float64() < 0.5 {
-			swarm[name] = drawRate(rng)
+			rate := drawRate(rng)
+			swarm[name] = rate
+			if rates != nil {
+				rates.set(name, rate)
+			}
 		}
 	}
 	if len(swarm) == 0 && len(ordered) > 0 {
-		swarm[ordered[rng.Intn(len(ordered))]] = drawRate(rng)
+		name := ordered[rng.Intn(len(ordered))]
+		rate := drawRate(rng)
+		swarm[name] = rate
+		if rates != nil {
+			rates.set(name, rate)
+		}
 	}
 	return swarm
 }
@@ -73,13 +94,22 @@ type drawer struct {
 	// room for their failures (newFail).
 	answersLeft int
 	fails       []Fail
+	// calls and callFaults are room for the plan's tool calls and the faults that shape them
+	// (newCalls, keepFaults), made as they fill up.
+	calls      []Call
+	callFaults []string
 	// callIDsPerAnswer: call-id-reuse struck an answer, and the provider numbers its calls per
 	// answer from then on.
 	callIDsPerAnswer bool
 }
 
 // perm is rng.Perm(n) into d.order, without a new slice: the same draws, the same
-// permutation (math/rand's own algorithm, which Go 1 keeps as it is).
+// permutation (math/rand's own algorithm, which Go 1 keeps as it is). Each step draws
+// rng.Intn(i+1) by that algorithm too (Intn through Int31n): a power of two masks, any other
+// bound takes the draw modulo the bound unless it lies past the bound's last whole run of
+// values. perm does it inline, 20 times an answer, with the bound from a table (intnBounds):
+// rand.Intn's two calls and its checks were about 6,000 instructions a plan, a call to a
+// drawer method of its own and its division about 3,000.
 func (d *drawer) perm(n int) []int {
 	var m []int
 	if n <= len(d.order) {
@@ -88,28 +118,41 @@ func (d *drawer) perm(n int) []int {
 		m = make([]int, n)
 	}
 	for i := range n {
-		j := d.intn(i + 1)
+		bound := int32(i + 1)
+		v := int32(d.rng.Int63() >> 32)
+		var j int
+		switch {
+		case bound&(bound-1) == 0:
+			j = int(v & (bound - 1))
+		case int(bound) < len(intnBounds) && v <= intnBounds[bound]:
+			j = int(v % bound)
+		default:
+			j = d.intnRejecting(bound, v)
+		}
 		m[i] = m[j]
 		m[j] = i
 	}
 	return m
 }
 
-// intn is d.rng.Intn(n) for 0 < n < 1<<31, by math/rand's own algorithm (Intn through Int31n,
-// which Go 1 keeps as it is): the same values from the same draws. perm calls it 18 times an
-// answer; rand.Intn's two calls and its checks were about 6,000 instructions a plan.
-func (d *drawer) intn(n int) int {
-	n32 := int32(n)
-	if n32&(n32-1) == 0 { // a power of two: mask
-		return int(int32(d.rng.Int63()>>32) & (n32 - 1))
-	}
+// intnRejecting finishes perm's Int31n(n32) for a bound past the table or a first draw v past
+// the bound: it draws again while the draw is in the last, partial run of n32 values.
+func (d *drawer) intnRejecting(n32, v int32) int {
 	highest := int32((1 << 31) - 1 - (1<<31)%uint32(n32))
-	v := int32(d.rng.Int63() >> 32)
 	for v > highest {
 		v = int32(d.rng.Int63() >> 32)
 	}
 	return int(v % n32)
 }
+
+// intnBounds[n] is Int31n's rejection bound for n: the largest value v may take, the end of the
+// last whole run of n values in [0, 1<<31). Enough of them for perm's bounds, 1 to faultCount.
+var intnBounds = func() (bounds [faultCount + 1]int32) {
+	for n := 1; n < len(bounds); n++ {
+		bounds[n] = int32((1 << 31) - 1 - (1<<31)%uint32(n))
+	}
+	return bounds
+}()
 
 // on reports whether fault strikes at this opportunity.
 func (d *drawer) on(fault string) bool {
@@ -129,8 +172,14 @@ func (d *drawer) between(low, high int64) int64 { return low + d.rng.Int63n(high
 
 // DrawPlan turns a swarm into an explicit plan. Every draw comes from rng, in a fixed order.
 func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
-	d := &drawer{rng: rng, swarm: swarm}
+	d := drawer{rng: rng, swarm: swarm}
 	d.rates.fill(swarm)
+	return d.drawPlan()
+}
+
+// drawPlan is DrawPlan, once d holds the swarm and its table of rates.
+func (d *drawer) drawPlan() Plan {
+	rng, swarm := d.rng, d.swarm
 	var harnessDefaults bool
 	d.policy, harnessDefaults = d.drawPolicy()
 	plan := Plan{
@@ -153,30 +202,37 @@ func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 	}
 	d.answersLeft = 0
 	plan.Actions = d.drawActions(plan.HorizonMs)
+	// The refusal windows are gathered on the stack (a plan has at most four), then kept in one
+	// slice of their number: growing plan.Refusals took up to three allocations.
+	var windows [4]Window
+	refusals := windows[:0]
 	if d.has(AppendRefused) {
 		for range d.between(1, 2) {
 			from := d.between(0, plan.HorizonMs-1)
 			if rng.Float64() < 0.5 {
 				// one append of one type, somewhere in a long window: reaches the rare paths
 				kind := RefusableTypes[rng.Intn(len(RefusableTypes))]
-				plan.Refusals = append(plan.Refusals, Window{FromMs: from, UntilMs: from + d.between(1, 10_000), Type: kind, Count: 1})
+				refusals = append(refusals, Window{FromMs: from, UntilMs: from + d.between(1, 10_000), Type: kind, Count: 1})
 				continue
 			}
-			plan.Refusals = append(plan.Refusals, Window{FromMs: from, UntilMs: from + d.between(1, 300)})
+			refusals = append(refusals, Window{FromMs: from, UntilMs: from + d.between(1, 300)})
 		}
 	}
 	if d.has(StoreOutage) {
 		from := d.between(0, plan.HorizonMs-1)
 		until := min(plan.HorizonMs, from+d.between(5_000, plan.HorizonMs))
 		kind := OutageTypes[rng.Intn(len(OutageTypes))]
-		plan.Refusals = append(plan.Refusals, Window{FromMs: from, UntilMs: until, Type: kind, Fault: StoreOutage})
+		refusals = append(refusals, Window{FromMs: from, UntilMs: until, Type: kind, Fault: StoreOutage})
 	}
 	if d.has(SlowCompaction) {
 		plan.CompactionBudget = max(plan.CompactionBudget, int(d.between(1, 2)))
 		plan.CompactionDelayMs = d.between(50, 5_000)
 	}
 	if _, ok := swarm[CallIDReuse]; ok {
-		plan.Refusals = append(plan.Refusals, d.unansweredCalls(plan.HorizonMs))
+		refusals = append(refusals, d.unansweredCalls(plan.HorizonMs))
+	}
+	if len(refusals) > 0 {
+		plan.Refusals = slices.Clone(refusals)
 	}
 	return plan
 }
@@ -232,9 +288,7 @@ var providerFaults = []string{
 var providerFaultIndex = func() []int {
 	at := make([]int, len(providerFaults))
 	for i, fault := range providerFaults {
-		if at[i] = faultIndex(fault); at[i] < 0 {
-			panic("faults: provider fault " + fault + " has no catalogue position in faultIndex")
-		}
+		at[i] = cataloguePosition(fault)
 	}
 	return at
 }()
@@ -278,10 +332,12 @@ func (d *drawer) newFail(fail Fail) *Fail {
 
 func (d *drawer) toolCallAnswer(fault string) Answer {
 	a := Answer{Fault: fault, Chunks: int(d.between(0, 1)), ChunkDelayMs: d.between(5, 100), Finish: harness.FinishToolCalls}
-	for range d.between(1, 5) {
+	n := d.between(1, 5)
+	a.Calls = d.newCalls(int(n))
+	for range n {
 		a.Calls = append(a.Calls, d.drawCall())
 	}
-	d.callIDsPerAnswer = d.callIDsPerAnswer || d.on(CallIDReuse)
+	d.callIDsPerAnswer = d.callIDsPerAnswer || d.onAt(callIDReuseAt)
 	a.CallIDsPerAnswer = d.callIDsPerAnswer
 	return a
 }
@@ -320,7 +376,7 @@ func (d *drawer) shape(fault string) Answer {
 	case MaxTokens:
 		a := d.textAnswer(fault, harness.FinishMaxTokens)
 		if d.rng.Float64() < 0.5 {
-			a.Calls = []Call{d.drawCall()} // truncated: must never run
+			a.Calls = append(d.newCalls(1), d.drawCall()) // truncated: must never run
 		}
 		return a
 	case ToolCalls:
@@ -353,43 +409,82 @@ func (d *drawer) unansweredCalls(horizonMs int64) Window {
 	return Window{FromMs: from, UntilMs: from + d.between(1, 10_000), Type: kind, Count: 1, Fault: CallIDReuse}
 }
 
-// drawCall draws one tool call and how its tool behaves.
+// drawCall draws one tool call and how its tool behaves. It asks about its faults by catalogue
+// position (draw_rates.go), not by name: a plan draws about five calls, seven questions each.
 func (d *drawer) drawCall() Call {
 	c := Call{LatencyMs: d.between(1, 50), Outcome: OutcomeOK}
+	var room [4]string // a call has at most four faults: one of each switch below
+	shaped := room[:0]
 	switch {
-	case d.on(ToolUnknown):
+	case d.onAt(toolUnknownAt):
 		c.Name = UnknownTool
-		c.Faults = append(c.Faults, ToolUnknown)
+		shaped = append(shaped, ToolUnknown)
 	case d.rng.Float64() < 0.7:
 		c.Name = ParallelTools[d.rng.Intn(len(ParallelTools))]
 	default:
 		c.Name = ExclusiveTools[d.rng.Intn(len(ExclusiveTools))]
 	}
-	if d.on(ToolLongLatency) {
+	if d.onAt(toolLongLatencyAt) {
 		c.LatencyMs = d.between(2_000, 30_000)
-		c.Faults = append(c.Faults, ToolLongLatency)
-	} else if d.on(ToolLatency) {
+		shaped = append(shaped, ToolLongLatency)
+	} else if d.onAt(toolLatencyAt) {
 		c.LatencyMs = d.between(10, 800)
-		c.Faults = append(c.Faults, ToolLatency)
+		shaped = append(shaped, ToolLatency)
 	}
-	if d.on(ToolPanic) {
+	if d.onAt(toolPanicAt) {
 		c.Outcome = OutcomePanic
-		c.Faults = append(c.Faults, ToolPanic)
-	} else if d.on(ToolError) {
+		shaped = append(shaped, ToolPanic)
+	} else if d.onAt(toolErrorAt) {
 		c.Outcome = OutcomeError
-		c.Faults = append(c.Faults, ToolError)
-	} else if d.on(ToolGoexit) {
+		shaped = append(shaped, ToolError)
+	} else if d.onAt(toolGoexitAt) {
 		c.Outcome = OutcomeGoexit
-		c.Faults = append(c.Faults, ToolGoexit)
+		shaped = append(shaped, ToolGoexit)
 	}
-	if d.on(ToolIgnoresCancel) {
+	if d.onAt(toolIgnoresCancelAt) {
 		// It runs long enough for a cancel to land in it: ignoring a cancel needs one to ignore.
 		c.IgnoreCancel = true
 		c.LatencyMs = max(c.LatencyMs, d.between(500, 5_000))
-		c.Faults = append(c.Faults, ToolIgnoresCancel)
+		shaped = append(shaped, ToolIgnoresCancel)
 	}
+	c.Faults = d.keepFaults(shaped)
 	return c
 }
+
+// newCalls is an empty slice with room for n calls, cut from d.calls: a plan's tool calls
+// share one or two arrays instead of an answer growing its own one call at a time (about 2.5
+// allocations a plan). Its capacity is n, so an append to it never writes into another's calls.
+func (d *drawer) newCalls(n int) []Call {
+	if len(d.calls) < n {
+		d.calls = make([]Call, max(n, callsBuffered))
+	}
+	calls := d.calls[:0:n]
+	d.calls = d.calls[n:]
+	return calls
+}
+
+// callsBuffered is how many calls d.calls makes room for at a time: a plan of the default mix
+// has about five.
+const callsBuffered = 8
+
+// keepFaults copies a call's faults into d.callFaults (nil if there are none): a plan's calls
+// share one array of fault names instead of each call growing its own. Capacity as newCalls.
+func (d *drawer) keepFaults(shaped []string) []string {
+	n := len(shaped)
+	if n == 0 {
+		return nil
+	}
+	if len(d.callFaults) < n {
+		d.callFaults = make([]string, max(n, callFaultsBuffered))
+	}
+	kept := d.callFaults[:n:n]
+	d.callFaults = d.callFaults[n:]
+	copy(kept, shaped)
+	return kept
+}
+
+// callFaultsBuffered is how many fault names d.callFaults makes room for at a time.
+const callFaultsBuffered = 8
 
 // drawActions scripts the user and host: the first followup at 0, the user-group faults at
 // random times before the horizon, and a few WhenIdle watchers.

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -33,12 +34,11 @@ func TestDrawnPlansAreUnchanged(t *testing.T) {
 }
 
 // BenchmarkDraw measures drawing one default-mix schedule's swarm and plan, the share of
-// sim.NewSchedule this package owns.
+// sim.NewSchedule this package owns (DrawSchedule, as NewSchedule draws them).
 func BenchmarkDraw(b *testing.B) {
 	b.ReportAllocs()
 	for i := range b.N {
-		rng := NewRand(int64(i))
-		DrawPlan(rng, DrawSwarm(rng, nil))
+		DrawSchedule(NewRand(int64(i)), nil)
 	}
 }
 
@@ -52,5 +52,24 @@ func TestFaultIndexIsCataloguePosition(t *testing.T) {
 	}
 	if got := faultIndex("gremlins"); got != -1 {
 		t.Errorf("faultIndex(\"gremlins\") = %d, want -1", got)
+	}
+}
+
+// DrawSchedule draws what DrawSwarm and then DrawPlan draw, to the last value taken from rng,
+// for the whole catalogue and for a restricted list.
+func TestDrawScheduleIsDrawSwarmThenDrawPlan(t *testing.T) {
+	for _, allowed := range [][]string{nil, {ToolCalls, CallIDReuse, Crash, "gremlins"}, {PowerLoss}} {
+		for seed := range int64(300) {
+			mine, theirs := NewRand(seed), NewRand(seed)
+			swarm, plan := DrawSchedule(mine, allowed)
+			wantSwarm := DrawSwarm(theirs, allowed)
+			wantPlan := DrawPlan(theirs, wantSwarm)
+			if !reflect.DeepEqual(swarm, wantSwarm) || !reflect.DeepEqual(plan, wantPlan) {
+				t.Fatalf("seed %d, allowed %v: DrawSchedule drew another swarm or plan", seed, allowed)
+			}
+			if mine.Int63() != theirs.Int63() {
+				t.Fatalf("seed %d, allowed %v: DrawSchedule drew a different number of values", seed, allowed)
+			}
+		}
 	}
 }

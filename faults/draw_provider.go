@@ -32,7 +32,9 @@ func (d *drawer) wrappedFailure() Answer {
 func (d *drawer) streamIgnoringCancel() Answer {
 	a := Answer{Fault: StreamIgnoresCancel, Chunks: int(d.between(1, 3)), ChunkDelayMs: d.between(100, 2000), Finish: harness.FinishCompleted, IgnoreCancel: true}
 	if d.rng.Float64() < 0.5 {
-		for range d.between(1, 3) {
+		n := d.between(1, 3)
+		a.Calls = d.newCalls(int(n))
+		for range n {
 			a.Calls = append(a.Calls, d.drawCall())
 		}
 		a.Finish = harness.FinishToolCalls

@@ -16,9 +16,15 @@ type swarmRates struct {
 // looks such a name up in the swarm itself.
 func (r *swarmRates) fill(swarm Swarm) {
 	for name, rate := range swarm {
-		if i := faultIndex(name); i >= 0 {
-			r.on[i], r.rate[i] = true, rate
-		}
+		r.set(name, rate)
+	}
+}
+
+// set puts a fault switched on at rate in the table: nothing for a name outside the catalogue
+// (rate looks it up in the swarm itself).
+func (r *swarmRates) set(name string, rate float64) {
+	if i := faultIndex(name); i >= 0 {
+		r.on[i], r.rate[i] = true, rate
 	}
 }
 
@@ -35,6 +41,28 @@ func (d *drawer) rate(fault string) (float64, bool) {
 func (d *drawer) has(fault string) bool {
 	_, ok := d.rate(fault)
 	return ok
+}
+
+// Catalogue positions of the faults drawCall and toolCallAnswer ask about: on(name) finds the
+// position with faultIndex each time, about 40 instructions, some 40 times a plan.
+var (
+	toolUnknownAt       = cataloguePosition(ToolUnknown)
+	toolLatencyAt       = cataloguePosition(ToolLatency)
+	toolLongLatencyAt   = cataloguePosition(ToolLongLatency)
+	toolPanicAt         = cataloguePosition(ToolPanic)
+	toolErrorAt         = cataloguePosition(ToolError)
+	toolGoexitAt        = cataloguePosition(ToolGoexit)
+	toolIgnoresCancelAt = cataloguePosition(ToolIgnoresCancel)
+	callIDReuseAt       = cataloguePosition(CallIDReuse)
+)
+
+// cataloguePosition is faultIndex(fault) for a fault that must have a place in the table.
+func cataloguePosition(fault string) int {
+	i := faultIndex(fault)
+	if i < 0 {
+		panic("faults: invariant: fault " + fault + " has no catalogue position in faultIndex")
+	}
+	return i
 }
 
 // faultIndex is a fault's position in the catalogue, or -1 for a name outside it. The compiler

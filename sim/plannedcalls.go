@@ -1,6 +1,9 @@
 package sim
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // The tool calls the world asked for, by their arguments. A simulated tool learns what the plan
 // wants of its call from the arguments the model sent (the plan's Call, as JSON), and decoding
@@ -29,4 +32,80 @@ func (t *tracer) askedCall(arguments string) (toolArguments, error) {
 	}
 	err := json.Unmarshal([]byte(arguments), &args)
 	return args, err
+}
+
+// encodeCall is the call id id names, and json.Marshal of args with that id, as one string:
+// the id is a part of the text. Marshal was about 5,000 instructions a call (reflection, its
+// pooled buffer, a copy into a string), and the id's fmt.Sprintf another 1,000 and a string of
+// its own; this writes the same bytes straight into one string. A string that JSON would escape
+// (a quote, a backslash, a control byte, <, > or &, anything outside ASCII) sends the call to
+// Marshal instead, so the text is Marshal's byte for byte (TestEncodeCallIsMarshal).
+func encodeCall(id []byte, args toolArguments) (callID, text string) {
+	const head = `{"callId":"`
+	var room [256]byte
+	b := append(append(room[:0], head...), id...)
+	if b, ok := appendCallRest(b, args); ok && plainJSON(string(id)) {
+		text = string(b)
+		return text[len(head) : len(head)+len(id)], text
+	}
+	args.CallID = string(id)
+	encoded, err := json.Marshal(args)
+	if err != nil {
+		panic("sim: invariant: a plan call does not encode: " + err.Error())
+	}
+	return args.CallID, string(encoded)
+}
+
+// appendCallRest appends what follows the call id in json.Marshal's text of args: the fields
+// in toolArguments' order, with its omitempty rules. false: a string needs escaping.
+func appendCallRest(b []byte, args toolArguments) ([]byte, bool) {
+	call := args.Call
+	if !plainJSON(call.Name) || !plainJSON(call.Outcome) || !plainJSON(args.Input) {
+		return b, false
+	}
+	b = append(b, `","request":`...)
+	b = strconv.AppendInt(b, int64(args.Request), 10)
+	b = append(b, `,"name":"`...)
+	b = append(b, call.Name...)
+	b = append(b, `","latencyMs":`...)
+	b = strconv.AppendInt(b, call.LatencyMs, 10)
+	b = append(b, `,"outcome":"`...)
+	b = append(b, call.Outcome...)
+	b = append(b, '"')
+	if call.IgnoreCancel {
+		b = append(b, `,"ignoreCancel":true`...)
+	}
+	if len(call.Faults) > 0 {
+		b = append(b, `,"faults":[`...)
+		for i, f := range call.Faults {
+			if !plainJSON(f) {
+				return b, false
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '"')
+			b = append(b, f...)
+			b = append(b, '"')
+		}
+		b = append(b, ']')
+	}
+	if args.Input != "" {
+		b = append(b, `,"input":"`...)
+		b = append(b, args.Input...)
+		b = append(b, '"')
+	}
+	return append(b, '}'), true
+}
+
+// plainJSON reports whether encoding/json writes s inside its quotes as it is: printable ASCII
+// without a quote, a backslash, or the HTML characters <, > and & that Marshal escapes.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20, c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }

@@ -33,3 +33,29 @@ func TestAskedCallsAreTakenBackOrDecoded(t *testing.T) {
 	_, err = tr.askedCall(`{"callId": 3}`)
 	assert.Error(t, err, "not a plan call")
 }
+
+// encodeCall writes json.Marshal's bytes, whatever the call: plain fields, every optional field,
+// and strings JSON escapes (which go to Marshal itself); the call id it returns is the id given.
+func TestEncodeCallIsMarshal(t *testing.T) {
+	calls := []toolArguments{
+		{Request: 1, Call: faults.Call{Name: "read", LatencyMs: 40, Outcome: faults.OutcomeOK}},
+		{Request: 12, Call: faults.Call{Name: "write", LatencyMs: 0, Outcome: faults.OutcomePanic, IgnoreCancel: true,
+			Faults: []string{faults.ToolPanic, faults.ToolIgnoresCancel}}},
+		{Request: 3, Call: faults.Call{Name: faults.UnknownTool, LatencyMs: 29_999, Outcome: faults.OutcomeError, Faults: []string{faults.ToolUnknown}}},
+		{Request: 4, Call: faults.Call{Name: "search", Outcome: faults.OutcomeGoexit, Faults: []string{}}, Input: "plain input"},
+		{Request: 5, Call: faults.Call{Name: "lookup", LatencyMs: -1}, Input: `{"q": "<b>&</b>"}`},
+		{Request: 6, Call: faults.Call{Name: "naïve\u2028tool\x01", Outcome: `o"k\`}},
+		{Request: 7, Call: faults.Call{Name: "read", Faults: []string{"bad\xffutf-8"}}},
+		{Request: -8, Call: faults.Call{Name: "", Outcome: ""}, Input: "{}"},
+	}
+	for _, id := range []string{"call-1-1", "call-3", "call-12-345", `odd "id"`, ""} {
+		for i, args := range calls {
+			callID, text := encodeCall([]byte(id), args)
+			args.CallID = id
+			want, err := json.Marshal(args)
+			require.NoError(t, err)
+			assert.Equal(t, string(want), text, "call %d, id %q", i, id)
+			assert.Equal(t, id, callID, "call %d", i)
+		}
+	}
+}

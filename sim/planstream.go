@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
@@ -31,11 +32,23 @@ func (s *planStream) produceIgnoringCancel() (harness.Chunk, error) {
 	}
 	switch {
 	case i < a.Chunks:
-		return harness.Chunk{Kind: harness.ChunkText, Text: fmt.Sprintf("part %d ", i+1)}, nil
+		return harness.Chunk{Kind: harness.ChunkText, Text: partText(i + 1)}, nil
 	case i < a.Chunks+len(a.Calls):
 		return s.toolCallChunk(i - a.Chunks), nil
 	}
 	return harness.Chunk{Kind: harness.ChunkFinish, Finish: a.Finish}, nil
+}
+
+// partTexts are the texts of an answer's first text chunks: a drawn answer has at most three,
+// and fmt.Sprintf made each anew, about 800 instructions and a string a chunk.
+var partTexts = [...]string{"", "part 1 ", "part 2 ", "part 3 ", "part 4 ", "part 5 ", "part 6 ", "part 7 ", "part 8 "}
+
+// partText is the text of an answer's n-th text chunk (from 1): "part n ".
+func partText(n int) string {
+	if n >= 1 && n < len(partTexts) {
+		return partTexts[n]
+	}
+	return "part " + strconv.Itoa(n) + " "
 }
 
 // requestMessages is what conversation-well-formed needs of a request's conversation: each

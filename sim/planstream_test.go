@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"testing"
 
@@ -79,4 +80,11 @@ func TestStreamIgnoringCancelKeepsTalking(t *testing.T) {
 	require.NoError(t, streamErr, "the stream ignores its cancelled context")
 	assert.Equal(t, []string{harness.ChunkText, harness.ChunkText, harness.ChunkToolCall, harness.ChunkFinish}, kinds)
 	assert.Equal(t, []int64{100, 200, 300, 400}, times)
+}
+
+// partText is fmt.Sprintf("part %d ", n), from its table and beyond it.
+func TestPartTextIsSprintf(t *testing.T) {
+	for n := -1; n <= len(partTexts)+2; n++ {
+		assert.Equal(t, fmt.Sprintf("part %d ", n), partText(n))
+	}
 }

@@ -2,12 +2,12 @@ package sim
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
 	"slices"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -30,7 +30,29 @@ type planProvider struct {
 	perAnswerHigh int
 	// logLen is the session log's length now, for a request's EndSeq (nil: not known).
 	logLen func() int64
+	// streams is room for the next requests' streams (newStream).
+	streams []planStream
 }
+
+// streamsBuffered is how many streams newStream makes room for at a time: a schedule of the
+// default mix makes about four requests.
+const streamsBuffered = 4
+
+// newStream is a new stream, cut from p.streams: one allocation for a few requests instead of
+// one each. Streams are never reused; a stream held keeps its neighbours' 32 bytes each alive.
+func (p *planProvider) newStream(answer *faults.Answer, index int) *planStream {
+	if len(p.streams) == 0 {
+		p.streams = make([]planStream, streamsBuffered)
+	}
+	s := &p.streams[0]
+	p.streams = p.streams[1:]
+	*s = planStream{provider: p, answer: answer, index: index}
+	return s
+}
+
+// requestsBuffered is the room the trace's requests start with: growing them from one took
+// three allocations for a schedule's usual four requests.
+const requestsBuffered = 4
 
 // cleanAnswer is what the provider says once the plan is used up or the horizon has passed.
 var cleanAnswer = faults.Answer{Chunks: 1, ChunkDelayMs: 20, Finish: harness.FinishCompleted}
@@ -38,9 +60,9 @@ var cleanAnswer = faults.Answer{Chunks: 1, ChunkDelayMs: 20, Finish: harness.Fin
 func (p *planProvider) Name() string { return "simulated" }
 
 func (p *planProvider) Stream(ctx context.Context, request harness.Request) (harness.Stream, error) {
-	answer := cleanAnswer
+	answer := &cleanAnswer // read only, as the plan's answers are
 	if p.served < len(p.plan.Answers) && p.tracer.sinceStartMs() < p.plan.HorizonMs {
-		answer = p.plan.Answers[p.served]
+		answer = &p.plan.Answers[p.served]
 	}
 	p.served++
 	record := properties.Request{
@@ -59,10 +81,13 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 		record.Failed, record.FailCode = true, harness.CodeEmptyResponse
 	}
 	p.tracer.mu.Lock()
+	if p.tracer.trace.Requests == nil {
+		p.tracer.trace.Requests = make([]properties.Request, 0, requestsBuffered)
+	}
 	p.tracer.trace.Requests = append(p.tracer.trace.Requests, record)
 	index := len(p.tracer.trace.Requests) - 1
 	p.tracer.mu.Unlock()
-	stream := &planStream{provider: p, answer: answer, index: index}
+	stream := p.newStream(answer, index)
 	if answer.Goexit && answer.Chunks == 0 {
 		if err := p.runtime.Sleep(ms(answer.ChunkDelayMs), ctx); err != nil {
 			stream.ended()
@@ -89,9 +114,10 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 // cancelled first.
 type planStream struct {
 	provider *planProvider
-	answer   faults.Answer
-	index    int
-	next     int
+	// answer is the plan's answer (or cleanAnswer): the stream only reads it.
+	answer *faults.Answer
+	index  int
+	next   int
 }
 
 func (s *planStream) Next(ctx context.Context) (harness.Chunk, error) {
@@ -140,7 +166,7 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
-		return harness.Chunk{Kind: harness.ChunkText, Text: fmt.Sprintf("part %d ", i+1)}, nil
+		return harness.Chunk{Kind: harness.ChunkText, Text: partText(i + 1)}, nil
 	case a.Goexit && i == a.Chunks:
 		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
@@ -155,7 +181,7 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 		if i == 0 && a.Fault == faults.SlowStream {
 			s.provider.tracer.strike(a.Fault)
 		}
-		return harness.Chunk{Kind: harness.ChunkText, Text: fmt.Sprintf("part %d ", i+1)}, nil
+		return harness.Chunk{Kind: harness.ChunkText, Text: partText(i + 1)}, nil
 	case a.Fail != nil && i == a.Chunks:
 		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
@@ -187,9 +213,10 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 // for it: its turn and step, with the id, name the call.
 func (s *planStream) toolCallChunk(j int) harness.Chunk {
 	call := s.answer.Calls[j]
-	callID := fmt.Sprintf("call-%d-%d", s.index+1, j+1)
+	var room [32]byte
+	id := append(room[:0], "call-"...)
 	if s.answer.CallIDsPerAnswer {
-		callID = fmt.Sprintf("call-%d", j+1)
+		id = strconv.AppendInt(id, int64(j+1), 10)
 		p := s.provider
 		p.tracer.mu.Lock()
 		// This answer gave call-1 … call-j before; a number up to the high mark is another's.
@@ -199,22 +226,22 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 		if reused {
 			p.tracer.strike(faults.CallIDReuse) // a later step gets an id an earlier one had
 		}
+	} else {
+		id = strconv.AppendInt(id, int64(s.index+1), 10)
+		id = strconv.AppendInt(append(id, '-'), int64(j+1), 10)
 	}
-	args, name := toolArguments{CallID: callID, Request: s.index + 1, Call: call}, call.Name
+	args, name := toolArguments{Request: s.index + 1, Call: call}, call.Name
 	if u := s.provider.userTools; u != nil {
 		name = u.rename(call.Name)
 		if u.known(name) {
 			args.Input = u.input(name)
 		}
 	}
-	arguments, err := json.Marshal(args)
-	if err != nil {
-		panic("sim: invariant: a plan call does not encode: " + err.Error())
-	}
+	callID, text := encodeCall(id, args)
+	args.CallID = callID
 	if slices.Contains(call.Faults, faults.ToolUnknown) {
 		s.provider.tracer.strike(faults.ToolUnknown) // the world asks for a tool nobody registered
 	}
-	text := string(arguments)
 	s.provider.tracer.askCall(text, args)
 	return harness.Chunk{Kind: harness.ChunkToolCall, CallID: callID, Name: name, Arguments: text}
 }
@@ -280,7 +307,7 @@ func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.
 		if err != nil {
 			return "", err
 		}
-		content := fmt.Sprintf("%s ok after %dms", name, args.LatencyMs)
+		content := name + " ok after " + strconv.FormatInt(args.LatencyMs, 10) + "ms"
 		finish(faults.OutcomeOK, content)
 		return content, nil
 	}}
@@ -317,7 +344,7 @@ func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name st
 	}
 	switch call.Outcome {
 	case faults.OutcomePanic:
-		text := fmt.Sprintf("tool %s exploded", name)
+		text := "tool " + name + " exploded"
 		t.strike(faults.ToolPanic)
 		finish(faults.OutcomePanic, text)
 		panic(text)

@@ -57,14 +57,14 @@ func deriveSeed(seed int64, stream uint64) int64 { return splitmix.Derive(seed, 
 // NewSchedule draws the schedule of a seed. allowed restricts the swarm to those faults (nil:
 // the whole catalogue), as simrun's -faults flag does.
 func NewSchedule(seed int64, allowed []string) Schedule {
-	rng := faults.NewRand(deriveSeed(seed, streamPlan))
-	swarm := faults.DrawSwarm(rng, allowed)
+	// DrawSwarm, then DrawPlan: in one call, which spares DrawPlan reading the swarm back.
+	swarm, plan := faults.DrawSchedule(faults.NewRand(deriveSeed(seed, streamPlan)), allowed)
 	s := Schedule{
 		Version:  ScheduleVersion,
 		Seed:     seed,
 		Strategy: StrategyUniform,
 		Swarm:    swarm,
-		Plan:     faults.DrawPlan(rng, swarm),
+		Plan:     plan,
 	}
 	// The strategy comes from its own stream, so switching it never changes the plan.
 	strategy := faults.NewRand(deriveSeed(seed, streamStrategy))
