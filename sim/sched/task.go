@@ -57,6 +57,9 @@ type task struct {
 	// killed is set when the task's process was killed (Process.Kill): at its next resume the task
 	// exits with runtime.Goexit, as its goroutine would if the process had died.
 	killed bool
+
+	// pctPriority is the task's priority under PCT (pctPicker), 0 until the picker first sees it.
+	pctPriority int64
 }
 
 // spawn creates a runnable task for fn. It gets its coroutine from the driver, at its first
