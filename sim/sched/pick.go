@@ -32,48 +32,71 @@ func (p uniformPicker) pick(runnable []*task) int {
 // drops to a priority below every initial one. A bug that needs d particular ordering
 // constraints is then found with probability at least 1/(n·k^(d-1)), far more often than by
 // uniform choice when the constraints are few but the schedule is long.
+//
+// A task's priority is kept in the task itself (pctPriority), not in a map keyed by task: the
+// map's hashing and growth were most of a pick's cost.
 type pctPicker struct {
-	rng      *rand.Rand
-	priority map[*task]int64
-	// changeAt holds the scheduling steps (counted from 1) at which a priority drops, and the
-	// priority it drops to (lower for later change points).
-	changeAt map[int]int64
+	rng *rand.Rand
+	// changes holds the change points: the scheduling steps (counted from 1) at which a priority
+	// drops, each with the priority it drops to (lower for later change points), in no order.
+	changes []pctChange
+	step    int
+}
+
+// pctChange is a change point: at scheduling step step, the task about to run drops to priority.
+type pctChange struct {
 	step     int
+	priority int64
 }
 
 // pctStepsMax is the number of steps change points are drawn among: long enough to reach the
 // late decisions of a typical run (a few hundred handoffs).
 const pctStepsMax = 1000
 
+// newPCTPicker draws depth-1 change points. A step drawn twice keeps the later change point's
+// (lower) priority.
 func newPCTPicker(rng *rand.Rand, depth int) *pctPicker {
-	p := &pctPicker{rng: rng, priority: map[*task]int64{}, changeAt: map[int]int64{}}
+	p := &pctPicker{rng: rng, changes: make([]pctChange, 0, max(depth-1, 0))}
 	for i := 1; i < depth; i++ {
-		p.changeAt[1+rng.Intn(pctStepsMax)] = int64(depth - i)
+		p.setChange(1+rng.Intn(pctStepsMax), int64(depth-i))
 	}
 	return p
+}
+
+// setChange makes step a change point dropping to priority, replacing an earlier one at step.
+func (p *pctPicker) setChange(step int, priority int64) {
+	for i := range p.changes {
+		if p.changes[i].step == step {
+			p.changes[i].priority = priority
+			return
+		}
+	}
+	p.changes = append(p.changes, pctChange{step: step, priority: priority})
 }
 
 func (p *pctPicker) pick(runnable []*task) int {
 	p.step++
 	best := -1
 	for i, t := range runnable {
-		prio, ok := p.priority[t]
-		if !ok {
-			prio = int64(pctStepsMax) + p.rng.Int63n(1<<40) // above every dropped priority
-			p.priority[t] = prio
+		if t.pctPriority == 0 { // first seen: every priority drawn or dropped to is positive
+			t.pctPriority = int64(pctStepsMax) + p.rng.Int63n(1<<40) // above every dropped priority
 		}
-		if best < 0 || prio > p.priority[runnable[best]] {
+		if best < 0 || t.pctPriority > runnable[best].pctPriority {
 			best = i
 		}
 	}
-	if low, change := p.changeAt[p.step]; change {
-		p.priority[runnable[best]] = low
+	for _, c := range p.changes {
+		if c.step != p.step {
+			continue
+		}
+		runnable[best].pctPriority = c.priority
 		best = -1
 		for i, t := range runnable {
-			if best < 0 || p.priority[t] > p.priority[runnable[best]] {
+			if best < 0 || t.pctPriority > runnable[best].pctPriority {
 				best = i
 			}
 		}
+		break
 	}
 	return best
 }

@@ -107,14 +107,19 @@ type Scheduler struct {
 	current  *task         // the task holding the baton (or last holding it)
 	baton    *task         // the task the driver resumes next; nil when the run is over
 	unwound  int           // tasks[:unwound] have been unwound (or skipped, abandoned)
-	nextID   int
-	handoffs int // scheduling decisions so far
+	spawned  int           // tasks started so far
+	handoffs int           // scheduling decisions so far
 	findings []Finding
 	started  bool
 
-	// tasksInline is tasks' first buffer, part of the scheduler's own allocation: a default-mix
-	// run has a handful of tasks at a time, and growing the list from empty reallocated it.
-	tasksInline [8]*task
+	// tasksInline and runnableInline are the first buffers of tasks and runnable, part of the
+	// scheduler's own allocation: a default-mix run has a handful of tasks at a time, and growing
+	// the lists from empty reallocated them.
+	tasksInline    [8]*task
+	runnableInline [8]*task
+	// tasksFirst holds the run's first eight tasks (spawn): a default-mix run starts about nine,
+	// and allocating each was a fifth of the scheduler's allocations.
+	tasksFirst [8]task
 
 	// progress counts resumes and returns of the baton: odd while a task runs its own code, even
 	// while scheduler code holds the baton. The watchdog reads it to tell whether the running task
@@ -150,6 +155,7 @@ func New(opts Options) *Scheduler {
 	}
 	s := &Scheduler{opts: opts, start: opts.Start}
 	s.tasks = s.tasksInline[:0]
+	s.runnable = s.runnableInline[:0]
 	if opts.PCTDepth > 0 {
 		s.picker = newPCTPicker(splitmix.NewRand(opts.Seed), opts.PCTDepth)
 	} else {

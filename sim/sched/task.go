@@ -24,9 +24,9 @@ const (
 
 // task is one simulated task. Its fields belong to whoever holds the baton: the task while it
 // runs, the scheduling step or the driver otherwise; the coroutine switches and the claim on the
-// progress count hand the baton over and order those accesses.
+// progress count hand the baton over and order those accesses. A run starts about nine, so the
+// struct is kept small (168 bytes): what a finding needs of a panic goes straight into it.
 type task struct {
-	id int
 	// process (nil outside one) and name make up the task's name, "process: name"; fullName
 	// joins them when a finding or a panic needs it, not at every Go.
 	process *Process
@@ -38,6 +38,9 @@ type task struct {
 	// ended is set when the task ended holding the baton, by return, panic or runtime.Goexit: a
 	// driver whose goroutine a Goexit ends then knows to hand the loop to a new one.
 	ended bool
+	// killed is set when the task's process was killed (Process.Kill): at its next resume the task
+	// exits with runtime.Goexit, as its goroutine would if the process had died.
+	killed bool
 
 	state    taskState
 	wakeAt   time.Duration     // virtual wake time while sleeping
@@ -50,25 +53,24 @@ type task struct {
 	item any   // handed in by Queue.Put
 	err  error // context.Cause of the context that ended the wait, or nil
 
-	panicked   bool
-	panicValue any
-	panicStack string
-
-	// killed is set when the task's process was killed (Process.Kill): at its next resume the task
-	// exits with runtime.Goexit, as its goroutine would if the process had died.
-	killed bool
+	// pctPriority is the task's priority under PCT (pctPicker), 0 until the picker first sees it.
+	pctPriority int64
 }
 
 // spawn creates a runnable task for fn. It gets its coroutine from the driver, at its first
-// resume; until then it holds none.
+// resume; until then it holds none. The run's first tasks are part of the scheduler's own
+// allocation (tasksFirst); the others are allocated one by one.
 func (s *Scheduler) spawn(process *Process, name string, fn func()) *task {
-	s.nextID++
-	t := &task{
-		id:      s.nextID,
-		process: process,
-		name:    name,
-		fn:      fn,
+	var t *task
+	if s.spawned < len(s.tasksFirst) {
+		t = &s.tasksFirst[s.spawned]
+	} else {
+		t = new(task)
 	}
+	s.spawned++
+	t.process = process
+	t.name = name
+	t.fn = fn
 	t.contexts = t.contextsInline[:0]
 	s.tasks = append(s.tasks, t)
 	if len(s.tasks) > s.opts.MaxTasks && len(s.findings) == 0 {
@@ -125,13 +127,10 @@ func (s *Scheduler) finish(t *task) {
 	t.state = taskDone
 	s.remove(t)
 	if r != nil && !t.killed { // a panic while a killed process unwinds is part of its death
-		t.panicked = true
-		t.panicValue = r
-		t.panicStack = string(debug.Stack())
 		s.addFinding(Finding{
 			Kind:    FindingPanic,
-			Message: fmt.Sprintf("task %q panicked: %v", t.fullName(), t.panicValue),
-			Stack:   t.panicStack,
+			Message: fmt.Sprintf("task %q panicked: %v", t.fullName(), r),
+			Stack:   string(debug.Stack()),
 		})
 	}
 	s.baton = s.next()
