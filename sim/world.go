@@ -121,7 +121,9 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 	}
 	out := Outcome{Schedule: schedule, Trace: t.trace, Report: report}
 	if agent != nil {
-		out.Log = agent.Session().Events()
+		// The session's own log, without the copy Events makes (about 1.5 KB a schedule): what
+		// Log returns never changes, even if a hung task of the run appends after it.
+		out.Log = agent.Session().Log()
 	}
 	jsonl, err := harness.AppendJSONL(w.scratch.takeJSONL(jsonlSize(out.Log)), out.Log)
 	if err != nil {
