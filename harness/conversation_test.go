@@ -97,3 +97,29 @@ func TestDropUnansweredOverTheWholeConversationPairsByStep(t *testing.T) {
 	c.dropUnanswered() // settled 0: as resume and a compaction leave it
 	assert.Equal(t, []Entry{userEntry("a"), callsEntry("c2"), resultEntry("c2"), userEntry("b"), callsEntry("c1"), resultEntry("c1")}, c.entries)
 }
+
+// A request's messages are lent, not copied: what the turn loop does to its conversation after
+// an attempt (an entry appended, an unanswered call dropped, a compaction) never shows in a
+// request already sent, and the conversation goes on as it would have with a copy.
+func TestARequestsMessagesNeverChangeAfterItIsSent(t *testing.T) {
+	c := Conversation{}
+	for _, e := range []Entry{userEntry("a"), callsEntry("c1", "c2"), resultEntry("c1")} {
+		c.add(e)
+	}
+	sent := c.snapshot()
+	want := []Entry{userEntry("a"), callsEntry("c1", "c2"), resultEntry("c1")}
+	assert.Equal(t, want, sent)
+
+	c.add(userEntry("b"))        // past the request's end
+	sent = append(sent, Entry{}) // a provider appending to its request: clipped, so it copies
+	sent = sent[:3]
+	c.dropUnanswered() // c2 has no result: the entry changes, in a copy
+	assert.Equal(t, want, sent, "the request sent before")
+	assert.Equal(t, []Entry{userEntry("a"), callsEntry("c1"), resultEntry("c1"), userEntry("b")}, c.entries)
+
+	again := c.snapshot()
+	c.Compact()
+	assert.Equal(t, []Entry{userEntry("a"), callsEntry("c1"), resultEntry("c1"), userEntry("b")}, again, "the request sent before compaction")
+	c.add(userEntry("c"))
+	assert.Len(t, again, 4)
+}

@@ -36,7 +36,10 @@ type Entry struct {
 }
 
 // Request is what one attempt sends: which turn, step and attempt it belongs to, the
-// conversation so far and the names of the registered tools.
+// conversation so far and the names of the registered tools. Messages and Tools are lent, not
+// copied: a provider reads them and must not change them. The turn loop never changes what it
+// lent either (it appends past the end, and copies before it changes an entry), so a provider
+// may keep them as they are.
 type Request struct {
 	Turn     int
 	Step     int
@@ -52,6 +55,9 @@ type Conversation struct {
 	// settled is how many entries dropUnanswered has been through: every call among them has its
 	// result (or was dropped), and the results of calls made later come after them.
 	settled int
+	// lent says a request holds the entries' array (snapshot): an entry is not changed in place
+	// until the conversation has an array of its own again.
+	lent bool
 }
 
 // Len returns the number of entries.
@@ -76,7 +82,7 @@ func (c *Conversation) Compact() int {
 		}
 		entries = append(entries, e)
 	}
-	c.entries = entries
+	c.entries, c.lent = entries, false
 	c.settled = 0 // the kept entries moved: look at them all again
 	return before - len(entries)
 }
@@ -111,6 +117,9 @@ func (c *Conversation) dropUnanswered() {
 				kept = append(kept, b)
 			}
 		}
+		if c.lent {
+			c.entries, c.lent = slices.Clone(c.entries), false
+		}
 		c.entries[i].Blocks = kept
 	}
 	c.settled = len(c.entries)
@@ -118,4 +127,10 @@ func (c *Conversation) dropUnanswered() {
 
 func (c *Conversation) add(e Entry) { c.entries = append(c.entries, e) }
 
-func (c *Conversation) snapshot() []Entry { return append([]Entry(nil), c.entries...) }
+// snapshot is the conversation as a request carries it: the entries themselves, clipped so that
+// an append goes past the request's end, and lent, so that an entry changes only in a copy. Every
+// attempt copied the whole conversation before, about 1.2 KB a simulated schedule.
+func (c *Conversation) snapshot() []Entry {
+	c.lent = true
+	return slices.Clip(c.entries)
+}
