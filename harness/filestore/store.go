@@ -48,6 +48,10 @@ var (
 // a few hundred bytes, and one huge line should not hold its buffer for the store's life.
 const lineBufferMax = 64 << 10
 
+// lineBufferStart is the room a store's line buffer starts with: most lines fit, where growing
+// it from empty took five or six buffers on the way to the first long line.
+const lineBufferStart = 512
+
 // lineBytesMax is harness.LineBytesMax; a variable so that a test can lower it instead of
 // writing 64 MiB.
 var lineBytesMax = harness.LineBytesMax
@@ -215,6 +219,9 @@ func (s *Store) Append(e harness.Event) error {
 	}
 	if err := s.validator.Check(e); err != nil {
 		return fmt.Errorf("filestore: append to %s refused: %w", s.path, err)
+	}
+	if s.line == nil {
+		s.line = make([]byte, 0, lineBufferStart)
 	}
 	one := [1]harness.Event{e}
 	line, err := harness.AppendJSONL(s.line[:0], one[:]) // EncodeEvent's line and its newline
