@@ -125,11 +125,7 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 		// Log returns never changes, even if a hung task of the run appends after it.
 		out.Log = agent.Session().Log()
 	}
-	jsonl, err := harness.AppendJSONL(w.scratch.takeJSONL(jsonlSize(out.Log)), out.Log)
-	if err != nil {
-		panic(fmt.Sprintf("sim: invariant: the session log does not encode: %v", err))
-	}
-	out.JSONL = jsonl
+	out.JSONL = w.jsonl(out.Log, report)
 	out.Digest = sha256.Sum256(out.JSONL)
 	plan := schedule.Plan
 	parallelTools, exclusiveTools := faults.ParallelTools, faults.ExclusiveTools
@@ -177,6 +173,24 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 	}
 	slices.Sort(out.Outcomes)
 	return out
+}
+
+// jsonl is the run's log as JSON Lines. When the plan keeps a durable log and the agent is up at
+// the end, the real file store wrote every event the session holds to the simulated disk, with
+// the same encoder, and nothing else: the file is the log's JSON Lines, so it is taken as it is
+// instead of encoding the log a second time (about 4 % of a default-mix schedule), and
+// log-replays then reads back what was really written. Otherwise (no durable log, the agent
+// down, or a hung task that may still be writing) the log is encoded.
+func (w *world) jsonl(log []harness.Event, report *sched.RunReport) []byte {
+	if w.disk != nil && !w.down && !hung(report) {
+		written := w.disk.contents(sessionLogPath)
+		return append(w.scratch.takeJSONL(len(written)), written...)
+	}
+	jsonl, err := harness.AppendJSONL(w.scratch.takeJSONL(jsonlSize(log)), log)
+	if err != nil {
+		panic(fmt.Sprintf("sim: invariant: the session log does not encode: %v", err))
+	}
+	return jsonl
 }
 
 // readBack is what the last restart read of the durable log, for log-replays to decode only what
