@@ -96,6 +96,17 @@ func (v *Validator) Append(e Event) error {
 	return nil
 }
 
+// Accept takes in an event Check has just accepted, without judging it again: for a caller that
+// checks, then does its I/O, then takes the event in (the file store refuses before it writes a
+// byte). Between the two nothing else may be checked or taken in. An event that does not follow
+// the last one taken in is a broken invariant of the caller's, and panics.
+func (v *Validator) Accept(e Event) {
+	if e.Seq != v.lastSeq+1 {
+		panic(fmt.Sprintf("harness: invariant: Accept of seq %d after seq %d: it was not the event just checked", e.Seq, v.lastSeq))
+	}
+	v.apply(e)
+}
+
 // Check judges e without taking it in.
 func (v *Validator) Check(e Event) error {
 	refuse := func(rule, format string, args ...any) error {

@@ -155,3 +155,19 @@ func TestInvariantLayerRefusesMismatchedData(t *testing.T) {
 	require.ErrorAs(t, err, &ie)
 	assert.Equal(t, RuleData, ie.Rule)
 }
+
+// Accept takes in what Check accepted, as Append would (the file store checks, writes, then
+// accepts); an event that does not follow the last one taken in was not the one just checked.
+func TestAcceptTakesInACheckedEventAndRefusesAnother(t *testing.T) {
+	events := logOf(TurnStart{Turn: 1}, StepStart{Turn: 1, Step: 1}, StepEnd{Turn: 1, Step: 1})
+	var checked, appended Validator
+	for _, e := range events {
+		require.NoError(t, checked.Check(e))
+		checked.Accept(e)
+		require.NoError(t, appended.Append(e))
+	}
+	assert.Equal(t, appended, checked, "Check then Accept leaves the state Append leaves")
+	assert.Error(t, checked.Check(events[2]), "the step ended: its end again is refused")
+	assert.PanicsWithValue(t, "harness: invariant: Accept of seq 2 after seq 3: it was not the event just checked",
+		func() { checked.Accept(events[1]) })
+}
