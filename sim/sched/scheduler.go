@@ -276,13 +276,12 @@ func (s *Scheduler) next() *task {
 	if len(s.tasks) == 0 || len(s.findings) > 0 {
 		return nil
 	}
-	s.wakeCancelled()
-	runnable := s.collectRunnable()
+	runnable, earliest, sleeping := s.scan()
 	if len(runnable) == 0 {
-		if !s.advanceTime() {
+		if !s.advanceTime(earliest, sleeping) {
 			return nil
 		}
-		runnable = s.collectRunnable()
+		runnable = s.runnable
 	}
 	if len(runnable) == 0 {
 		panic("sched: invariant violated: no task runnable after virtual time advanced")
@@ -302,45 +301,47 @@ func (s *Scheduler) next() *task {
 	return runnable[i]
 }
 
-// wakeCancelled makes runnable every parked task one of whose contexts is done, in creation
-// order. Checking here, synchronously, instead of in context.AfterFunc callbacks keeps every
-// wake-up on the loop and therefore in a reproducible order.
-func (s *Scheduler) wakeCancelled() {
+// scan walks the tasks once, in creation order, before each pick. It makes runnable every parked
+// task one of whose contexts is done (checking here, synchronously, instead of in
+// context.AfterFunc callbacks keeps every wake-up on the loop and therefore in a reproducible
+// order), lists the runnable tasks in a reused buffer, and finds the earliest timer of the tasks
+// still sleeping, if any, for advanceTime. One walk instead of one per job: picks are most of
+// the scheduler's own instructions.
+func (s *Scheduler) scan() (runnable []*task, earliest time.Duration, sleeping bool) {
+	runnable = s.runnable[:0]
+	earliest = time.Duration(math.MaxInt64)
 	for _, t := range s.tasks {
-		if t.state != taskSleeping && t.state != taskWaiting {
+		switch t.state {
+		case taskRunnable:
+			runnable = append(runnable, t)
+			continue
+		case taskSleeping, taskWaiting:
+		default:
 			continue
 		}
-		if err := firstDoneCause(t.contexts); err != nil {
-			if t.state == taskWaiting {
-				t.queue.removeWaiter(t)
+		if len(t.contexts) > 0 {
+			if err := firstDoneCause(t.contexts); err != nil {
+				if t.state == taskWaiting {
+					t.queue.removeWaiter(t)
+				}
+				t.wake(nil, err)
+				runnable = append(runnable, t)
+				continue
 			}
-			t.wake(nil, err)
 		}
-	}
-}
-
-// collectRunnable lists the runnable tasks in creation order, in a reused buffer.
-func (s *Scheduler) collectRunnable() []*task {
-	s.runnable = s.runnable[:0]
-	for _, t := range s.tasks {
-		if t.state == taskRunnable {
-			s.runnable = append(s.runnable, t)
-		}
-	}
-	return s.runnable
-}
-
-// advanceTime moves virtual time to the earliest timer and makes every task due then runnable.
-// It returns false, having recorded a finding, when there is no timer (deadlock) or the timer
-// lies beyond MaxVirtualTime.
-func (s *Scheduler) advanceTime() bool {
-	earliest := time.Duration(math.MaxInt64)
-	sleeping := false
-	for _, t := range s.tasks {
 		if t.state == taskSleeping && (!sleeping || t.wakeAt < earliest) {
 			earliest, sleeping = t.wakeAt, true
 		}
 	}
+	s.runnable = runnable
+	return runnable, earliest, sleeping
+}
+
+// advanceTime moves virtual time to earliest, the earliest timer (sleeping is false when there is
+// none), and lists every task due then in runnable, which is empty, in creation order. It returns
+// false, having recorded a finding, when there is no timer (deadlock) or the timer lies beyond
+// MaxVirtualTime.
+func (s *Scheduler) advanceTime(earliest time.Duration, sleeping bool) bool {
 	if !sleeping {
 		s.addFinding(Finding{
 			Kind:    FindingDeadlock,
@@ -363,6 +364,7 @@ func (s *Scheduler) advanceTime() bool {
 	for _, t := range s.tasks {
 		if t.state == taskSleeping && t.wakeAt == earliest {
 			t.wake(nil, nil)
+			s.runnable = append(s.runnable, t)
 		}
 	}
 	return true
