@@ -131,13 +131,19 @@ type Scheduler struct {
 	// has yielded; a task taking the baton back (claim) and Run's goroutine taking it from a hung
 	// task both compare-and-swap it from the odd value of that resume, so exactly one of them wins.
 	progress atomic.Int64
-	// done hands the baton back to Run's goroutine: the run is over and every task unwound.
-	done chan struct{}
+	// events is what Run's goroutine waits on (await): the driver's runOver, which hands the
+	// baton back once the run is over and every task unwound, or the watchdog's report of a hang.
+	// One channel, so that await is a receive rather than a select.
+	events chan int64
 	// killing is set when the run ends early. It is atomic because a task abandoned by the
 	// watchdog may read it at any time, after Run has returned.
 	killing atomic.Bool
-	watch   *watchdog
+	watch   watchdog
 }
+
+// runOver is the driver's event on events: the run is over. The watchdog's reports are progress
+// counts, which are never negative.
+const runOver = -1
 
 var _ harness.Runtime = (*Scheduler)(nil)
 
@@ -216,10 +222,11 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 		panic("sched: Run called twice on one Scheduler; make a Scheduler per run")
 	}
 	s.started = true
-	s.watch = startWatchdog(s.opts.Watchdog, &s.progress)
+	// Room for the driver's runOver next to a hang report not yet taken, so the driver never waits.
+	s.events = make(chan int64, 2)
+	s.watch.start(s.opts.Watchdog, &s.progress, s.events)
 	defer s.watch.stop()
 
-	s.done = make(chan struct{}, 1)
 	s.spawn(nil, name, main)
 	s.baton = s.next()
 	go s.drive()
@@ -246,26 +253,25 @@ func (s *Scheduler) claim(t *task) bool {
 // unwind the others (the old one stays stuck with the hung task).
 func (s *Scheduler) await() {
 	for {
-		select {
-		case <-s.done:
+		stalledAt := <-s.events
+		if stalledAt == runOver {
 			return
-		case stalledAt := <-s.watch.hung:
-			if stalledAt%2 == 0 || !s.progress.CompareAndSwap(stalledAt, stalledAt+1) {
-				continue // a stale report: the task yielded since
-			}
-			t := s.current
-			unwinding := s.killing.Load()
-			s.abandon(t)
-			message := fmt.Sprintf("task %q ran for over %v of wall time without yielding: it is "+
-				"blocked outside the runtime (raw channel, mutex, I/O) or spinning", t.fullName(), s.opts.Watchdog)
-			if unwinding {
-				message = fmt.Sprintf("task %q ran for over %v of wall time while being unwound: a "+
-					"deferred function blocks outside the runtime or spins", t.fullName(), s.opts.Watchdog)
-			}
-			s.addFinding(Finding{Kind: FindingHang, Message: message, Stack: allStacks()})
-			s.baton = nil
-			go s.drive()
 		}
+		if stalledAt%2 == 0 || !s.progress.CompareAndSwap(stalledAt, stalledAt+1) {
+			continue // a stale report: the task yielded since
+		}
+		t := s.current
+		unwinding := s.killing.Load()
+		s.abandon(t)
+		message := fmt.Sprintf("task %q ran for over %v of wall time without yielding: it is "+
+			"blocked outside the runtime (raw channel, mutex, I/O) or spinning", t.fullName(), s.opts.Watchdog)
+		if unwinding {
+			message = fmt.Sprintf("task %q ran for over %v of wall time while being unwound: a "+
+				"deferred function blocks outside the runtime or spins", t.fullName(), s.opts.Watchdog)
+		}
+		s.addFinding(Finding{Kind: FindingHang, Message: message, Stack: allStacks()})
+		s.baton = nil
+		go s.drive()
 	}
 }
 
