@@ -129,3 +129,32 @@ func TestRunFromALockedGoroutine(t *testing.T) {
 	assert.Empty(t, report.Findings)
 	assert.Equal(t, 2*time.Second, report.VirtualElapsed)
 }
+
+// A run may end many tasks by Goexit, killed or by their own hand: each is a return to the rest
+// of the run, and the deferred functions of every one run, in order.
+func TestManyGoexitsInOneRun(t *testing.T) {
+	noLeak(t)
+	var exited []int
+	report := runOnce(Options{Seed: 5}, func(s *Scheduler) {
+		for round := range 10 {
+			p := s.NewProcess("agent")
+			q := p.NewQueue("inbox")
+			for i := range 3 {
+				p.Go("waiter", func() {
+					defer func() { exited = append(exited, 10*round+i) }()
+					_, _ = q.Get(context.Background())
+				})
+			}
+			s.Go("quitter", func() {
+				defer func() { exited = append(exited, -1) }()
+				runtime.Goexit()
+			})
+			assert.NoError(t, s.Sleep(time.Second))
+			p.Kill()
+			assert.NoError(t, s.Sleep(time.Second))
+		}
+	})
+	require.Empty(t, report.Findings)
+	assert.Len(t, exited, 40)
+	assert.Equal(t, 20*time.Second, report.VirtualElapsed)
+}

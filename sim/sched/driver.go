@@ -5,7 +5,7 @@ package sched
 // A task that stops (parks, yields to another task, or returns) has already run the scheduling
 // step and left the task to run next in baton; it switches back to the driver, which switches to
 // that task. Once the run is over (baton nil) the driver unwinds the unfinished tasks, resuming
-// each once with killing set, and then hands the baton back to Run's goroutine on done.
+// each once with killing set, and then hands the baton back to Run's goroutine (runOver on events).
 //
 // The driver is not Run's goroutine, for two reasons. A task that blocks outside the runtime
 // (raw channel, mutex, I/O) or spins never switches back, and whoever resumed it is stuck with
@@ -41,7 +41,7 @@ func (s *Scheduler) drive() {
 		}
 	}
 	over = true
-	s.done <- struct{}{}
+	s.events <- runOver
 }
 
 // resume hands the baton to t: t runs until it parks, yields or returns, and switches back after

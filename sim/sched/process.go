@@ -16,12 +16,19 @@ type Process struct {
 	name  string
 	tasks []*task
 	dead  bool
+	// tasksInline is tasks' first buffer, part of the process's own allocation: an incarnation
+	// starts a few tasks, and growing the list from empty reallocated it each time.
+	tasksInline [4]*task
 }
 
 var _ harness.Runtime = (*Process)(nil)
 
 // NewProcess makes an empty process on the scheduler; its tasks are the ones started through it.
-func (s *Scheduler) NewProcess(name string) *Process { return &Process{s: s, name: name} }
+func (s *Scheduler) NewProcess(name string) *Process {
+	p := &Process{s: s, name: name}
+	p.tasks = p.tasksInline[:0]
+	return p
+}
 
 // Clock is the scheduler's virtual clock.
 func (p *Process) Clock() harness.Clock { return p.s.Clock() }

@@ -101,6 +101,11 @@ type Scheduler struct {
 	start time.Time
 	picker
 
+	// now is start+elapsed, kept with elapsed (setElapsed): the harness and the world read the
+	// clock about 150 times a schedule, and time.Time.Add on each read was over a percent of a
+	// schedule's instructions.
+	now time.Time
+
 	elapsed  time.Duration // virtual time since start
 	tasks    []*task       // unfinished tasks in creation order
 	runnable []*task       // scratch for next(), reused so a pick allocates nothing
@@ -126,13 +131,19 @@ type Scheduler struct {
 	// has yielded; a task taking the baton back (claim) and Run's goroutine taking it from a hung
 	// task both compare-and-swap it from the odd value of that resume, so exactly one of them wins.
 	progress atomic.Int64
-	// done hands the baton back to Run's goroutine: the run is over and every task unwound.
-	done chan struct{}
+	// events is what Run's goroutine waits on (await): the driver's runOver, which hands the
+	// baton back once the run is over and every task unwound, or the watchdog's report of a hang.
+	// One channel, so that await is a receive rather than a select.
+	events chan int64
 	// killing is set when the run ends early. It is atomic because a task abandoned by the
 	// watchdog may read it at any time, after Run has returned.
 	killing atomic.Bool
-	watch   *watchdog
+	watch   watchdog
 }
+
+// runOver is the driver's event on events: the run is over. The watchdog's reports are progress
+// counts, which are never negative.
+const runOver = -1
 
 var _ harness.Runtime = (*Scheduler)(nil)
 
@@ -153,7 +164,7 @@ func New(opts Options) *Scheduler {
 	if opts.MaxTasks <= 0 {
 		opts.MaxTasks = defaultMaxTasks
 	}
-	s := &Scheduler{opts: opts, start: opts.Start}
+	s := &Scheduler{opts: opts, start: opts.Start, now: opts.Start}
 	s.tasks = s.tasksInline[:0]
 	s.runnable = s.runnableInline[:0]
 	if opts.PCTDepth > 0 {
@@ -180,7 +191,7 @@ type RunReport struct {
 func (s *Scheduler) Clock() harness.Clock { return virtualClock{s} }
 
 // Now returns the virtual time, Start plus the virtual time elapsed so far.
-func (s *Scheduler) Now() time.Time { return s.start.Add(s.elapsed) }
+func (s *Scheduler) Now() time.Time { return s.now }
 
 // Elapsed returns the virtual time since Start: what a model of a service run on the scheduler
 // (a herd's provider) measures its windows and rates from.
@@ -211,10 +222,11 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 		panic("sched: Run called twice on one Scheduler; make a Scheduler per run")
 	}
 	s.started = true
-	s.watch = startWatchdog(s.opts.Watchdog, &s.progress)
+	// Room for the driver's runOver next to a hang report not yet taken, so the driver never waits.
+	s.events = make(chan int64, 2)
+	s.watch.start(s.opts.Watchdog, &s.progress, s.events)
 	defer s.watch.stop()
 
-	s.done = make(chan struct{}, 1)
 	s.spawn(nil, name, main)
 	s.baton = s.next()
 	go s.drive()
@@ -241,26 +253,25 @@ func (s *Scheduler) claim(t *task) bool {
 // unwind the others (the old one stays stuck with the hung task).
 func (s *Scheduler) await() {
 	for {
-		select {
-		case <-s.done:
+		stalledAt := <-s.events
+		if stalledAt == runOver {
 			return
-		case stalledAt := <-s.watch.hung:
-			if stalledAt%2 == 0 || !s.progress.CompareAndSwap(stalledAt, stalledAt+1) {
-				continue // a stale report: the task yielded since
-			}
-			t := s.current
-			unwinding := s.killing.Load()
-			s.abandon(t)
-			message := fmt.Sprintf("task %q ran for over %v of wall time without yielding: it is "+
-				"blocked outside the runtime (raw channel, mutex, I/O) or spinning", t.fullName(), s.opts.Watchdog)
-			if unwinding {
-				message = fmt.Sprintf("task %q ran for over %v of wall time while being unwound: a "+
-					"deferred function blocks outside the runtime or spins", t.fullName(), s.opts.Watchdog)
-			}
-			s.addFinding(Finding{Kind: FindingHang, Message: message, Stack: allStacks()})
-			s.baton = nil
-			go s.drive()
 		}
+		if stalledAt%2 == 0 || !s.progress.CompareAndSwap(stalledAt, stalledAt+1) {
+			continue // a stale report: the task yielded since
+		}
+		t := s.current
+		unwinding := s.killing.Load()
+		s.abandon(t)
+		message := fmt.Sprintf("task %q ran for over %v of wall time without yielding: it is "+
+			"blocked outside the runtime (raw channel, mutex, I/O) or spinning", t.fullName(), s.opts.Watchdog)
+		if unwinding {
+			message = fmt.Sprintf("task %q ran for over %v of wall time while being unwound: a "+
+				"deferred function blocks outside the runtime or spins", t.fullName(), s.opts.Watchdog)
+		}
+		s.addFinding(Finding{Kind: FindingHang, Message: message, Stack: allStacks()})
+		s.baton = nil
+		go s.drive()
 	}
 }
 
@@ -271,13 +282,12 @@ func (s *Scheduler) next() *task {
 	if len(s.tasks) == 0 || len(s.findings) > 0 {
 		return nil
 	}
-	s.wakeCancelled()
-	runnable := s.collectRunnable()
+	runnable, earliest, sleeping := s.scan()
 	if len(runnable) == 0 {
-		if !s.advanceTime() {
+		if !s.advanceTime(earliest, sleeping) {
 			return nil
 		}
-		runnable = s.collectRunnable()
+		runnable = s.runnable
 	}
 	if len(runnable) == 0 {
 		panic("sched: invariant violated: no task runnable after virtual time advanced")
@@ -297,45 +307,47 @@ func (s *Scheduler) next() *task {
 	return runnable[i]
 }
 
-// wakeCancelled makes runnable every parked task one of whose contexts is done, in creation
-// order. Checking here, synchronously, instead of in context.AfterFunc callbacks keeps every
-// wake-up on the loop and therefore in a reproducible order.
-func (s *Scheduler) wakeCancelled() {
+// scan walks the tasks once, in creation order, before each pick. It makes runnable every parked
+// task one of whose contexts is done (checking here, synchronously, instead of in
+// context.AfterFunc callbacks keeps every wake-up on the loop and therefore in a reproducible
+// order), lists the runnable tasks in a reused buffer, and finds the earliest timer of the tasks
+// still sleeping, if any, for advanceTime. One walk instead of one per job: picks are most of
+// the scheduler's own instructions.
+func (s *Scheduler) scan() (runnable []*task, earliest time.Duration, sleeping bool) {
+	runnable = s.runnable[:0]
+	earliest = time.Duration(math.MaxInt64)
 	for _, t := range s.tasks {
-		if t.state != taskSleeping && t.state != taskWaiting {
+		switch t.state {
+		case taskRunnable:
+			runnable = append(runnable, t)
+			continue
+		case taskSleeping, taskWaiting:
+		default:
 			continue
 		}
-		if err := firstDoneCause(t.contexts); err != nil {
-			if t.state == taskWaiting {
-				t.queue.removeWaiter(t)
+		if len(t.contexts) > 0 {
+			if err := firstDoneCause(t.contexts); err != nil {
+				if t.state == taskWaiting {
+					t.queue.removeWaiter(t)
+				}
+				t.wake(nil, err)
+				runnable = append(runnable, t)
+				continue
 			}
-			t.wake(nil, err)
 		}
-	}
-}
-
-// collectRunnable lists the runnable tasks in creation order, in a reused buffer.
-func (s *Scheduler) collectRunnable() []*task {
-	s.runnable = s.runnable[:0]
-	for _, t := range s.tasks {
-		if t.state == taskRunnable {
-			s.runnable = append(s.runnable, t)
-		}
-	}
-	return s.runnable
-}
-
-// advanceTime moves virtual time to the earliest timer and makes every task due then runnable.
-// It returns false, having recorded a finding, when there is no timer (deadlock) or the timer
-// lies beyond MaxVirtualTime.
-func (s *Scheduler) advanceTime() bool {
-	earliest := time.Duration(math.MaxInt64)
-	sleeping := false
-	for _, t := range s.tasks {
 		if t.state == taskSleeping && (!sleeping || t.wakeAt < earliest) {
 			earliest, sleeping = t.wakeAt, true
 		}
 	}
+	s.runnable = runnable
+	return runnable, earliest, sleeping
+}
+
+// advanceTime moves virtual time to earliest, the earliest timer (sleeping is false when there is
+// none), and lists every task due then in runnable, which is empty, in creation order. It returns
+// false, having recorded a finding, when there is no timer (deadlock) or the timer lies beyond
+// MaxVirtualTime.
+func (s *Scheduler) advanceTime(earliest time.Duration, sleeping bool) bool {
 	if !sleeping {
 		s.addFinding(Finding{
 			Kind:    FindingDeadlock,
@@ -354,13 +366,20 @@ func (s *Scheduler) advanceTime() bool {
 		})
 		return false
 	}
-	s.elapsed = earliest
+	s.setElapsed(earliest)
 	for _, t := range s.tasks {
 		if t.state == taskSleeping && t.wakeAt == earliest {
 			t.wake(nil, nil)
+			s.runnable = append(s.runnable, t)
 		}
 	}
 	return true
+}
+
+// setElapsed moves virtual time to elapsed since start.
+func (s *Scheduler) setElapsed(elapsed time.Duration) {
+	s.elapsed = elapsed
+	s.now = s.start.Add(elapsed)
 }
 
 // addFinding records f, listing every unfinished task and where it is blocked.

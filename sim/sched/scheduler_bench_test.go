@@ -2,6 +2,7 @@ package sched
 
 import (
 	"context"
+	"github.com/turnsim/turnsim/harness"
 	"testing"
 	"time"
 )
@@ -60,4 +61,33 @@ func BenchmarkSmallRun(b *testing.B) {
 	}
 	b.ReportMetric(float64(handoffs)/float64(b.N), "handoffs/run")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
+}
+
+// BenchmarkKill measures a run in which a process's task is killed mid-wait, as a crash fault
+// does about once a schedule: the task ends by runtime.Goexit, deep in its stack, and its
+// coroutine with it.
+func BenchmarkKill(b *testing.B) {
+	b.ReportAllocs()
+	var deep func(q harness.Queue, depth int)
+	deep = func(q harness.Queue, depth int) {
+		if depth > 0 {
+			deep(q, depth-1)
+			return
+		}
+		_, _ = q.Get(context.Background())
+	}
+	for i := range b.N {
+		s := New(Options{Seed: int64(i)})
+		report := s.Run("main", func() {
+			p := s.NewProcess("agent")
+			q := p.NewQueue("inbox")
+			p.Go("loop", func() { deep(q, 30) })
+			_ = s.Sleep(time.Millisecond)
+			p.Kill()
+			_ = s.Sleep(time.Millisecond)
+		})
+		if len(report.Findings) > 0 {
+			b.Fatal(report.Findings[0])
+		}
+	}
 }

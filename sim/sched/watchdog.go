@@ -16,14 +16,14 @@ import (
 // goroutine on a ticker: a run lasts a fraction of a millisecond, far less than a poll period, so
 // its timer never fires, and starting and stopping a goroutine cost two goroutine switches per
 // run (startWatchdog and stop were 4% of a fair schedule's allocations, with a ticker and three
-// channels each).
+// channels each). It is part of the Scheduler's own allocation.
 type watchdog struct {
 	limit    time.Duration
 	progress *atomic.Int64
-	// hung carries the progress count at which the run has been stuck for limit. Run's
-	// goroutine takes the baton only if the count is still that (odd) one, so a report that
-	// arrives after the task yielded is ignored.
-	hung chan int64
+	// hung carries the progress count at which the run has been stuck for limit (it is the
+	// scheduler's events). Run's goroutine takes the baton only if the count is still that (odd)
+	// one, so a report that arrives after the task yielded is ignored.
+	hung chan<- int64
 
 	mu      sync.Mutex // guards what follows, between a firing timer and stop
 	timer   *time.Timer
@@ -32,18 +32,17 @@ type watchdog struct {
 	since   time.Time // when it was first seen
 }
 
-// startWatchdog starts watching progress: limit of wall time without a change produces a report
-// on hung (and again after each further limit, so a hang while unwinding is also caught).
-func startWatchdog(limit time.Duration, progress *atomic.Int64) *watchdog {
-	w := &watchdog{
-		limit:    limit,
-		progress: progress,
-		hung:     make(chan int64, 1),
-		seen:     progress.Load(),
-		since:    time.Now(),
-	}
+// start starts watching progress: limit of wall time without a change produces a report on hung
+// (and again after each further limit, so a hang while unwinding is also caught).
+func (w *watchdog) start(limit time.Duration, progress *atomic.Int64, hung chan<- int64) {
+	w.mu.Lock() // a timer firing at once (a tiny limit) waits until w.timer is set
+	defer w.mu.Unlock()
+	w.limit = limit
+	w.progress = progress
+	w.hung = hung
+	w.seen = progress.Load()
+	w.since = time.Now()
 	w.timer = time.AfterFunc(w.period(), w.poll)
-	return w
 }
 
 // period polls four times per limit, so a hang is reported between limit and 1.25*limit after
