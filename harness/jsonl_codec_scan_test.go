@@ -44,3 +44,22 @@ func TestSkipPlainStopsAtTheFirstByteNotPlain(t *testing.T) {
 		}
 	}
 }
+
+// int64's shortcut for the encoder's usual integers reads what int64Signed, which reads any,
+// reads: the same value, the same answer and the same place to go on from.
+func TestInt64ShortcutIsInt64Signed(t *testing.T) {
+	literals := []string{"0", "7", "10", "01", "00", "-0", "-1", " 1", "", "-", "x", "1.5", "1e3", "1E3", "0.0",
+		"0e1", "999999999999999999", "1000000000000000000", "9223372036854775807", "9223372036854775808",
+		"123456789012345678", "0123"}
+	for _, literal := range literals {
+		for _, after := range []string{"", ",", "}", " ", "x", ".", "e", "E", "5"} {
+			text := literal + after
+			fast, slow := eventParser{b: text}, eventParser{b: text}
+			nFast, okFast := fast.int64()
+			nSlow, okSlow := slow.int64Signed()
+			if nFast != nSlow || okFast != okSlow || okFast && fast.i != slow.i {
+				t.Fatalf("%q: int64 gives (%d, %v) at %d, int64Signed (%d, %v) at %d", text, nFast, okFast, fast.i, nSlow, okSlow, slow.i)
+			}
+		}
+	}
+}
