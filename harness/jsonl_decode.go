@@ -21,13 +21,30 @@ func decodeEventFast(line []byte) (e Event, ok bool) { return decodeEventText(st
 // decodeEventText is decodeEventFast of a line already copied to a string (of a whole log, say):
 // the strings decoded are substrings of it.
 func decodeEventText(line string) (e Event, ok bool) {
+	ok = decodeEventTextInto(&e, line)
+	return e, ok
+}
+
+// decodeEventTextInto is decodeEventText into *e (an element of the log's slice, decoded in place
+// rather than copied there); on a line not on the fast path it leaves *e zero.
+func decodeEventTextInto(e *Event, line string) bool {
 	p := eventParser{b: line}
 	if p.lit(`{"seq":`) && p.int64Into(&e.Seq) && p.lit(`,"type":`) && p.stringInto(&e.Type) && e.Type != "" &&
 		p.lit(`,"time":`) && p.int64Into(&e.Time) && p.lit(`,"data":`) && p.dataInto(&e.Data, e.Type) &&
 		p.lit(`}`) && p.i == len(p.b) {
-		return e, true // as the encoder spells it: see the payload readers
+		return true // as the encoder spells it: see the payload readers
 	}
-	p.i, e = 0, Event{}
+	p.i = 0
+	if decoded, ok := p.event(); ok {
+		*e = decoded
+		return true
+	}
+	*e = Event{}
+	return false
+}
+
+// event reads an event in any spelling, as the payload readers do after a difference.
+func (p *eventParser) event() (e Event, ok bool) {
 	var seen keySet
 	if !p.open() {
 		return e, false
