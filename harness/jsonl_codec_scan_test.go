@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -60,6 +61,29 @@ func TestInt64ShortcutIsInt64Signed(t *testing.T) {
 			if nFast != nSlow || okFast != okSlow || okFast && fast.i != slow.i {
 				t.Fatalf("%q: int64 gives (%d, %v) at %d, int64Signed (%d, %v) at %d", text, nFast, okFast, fast.i, nSlow, okSlow, slow.i)
 			}
+		}
+	}
+}
+
+// unquoteASCII, the shortcut for strings of ASCII bytes only, unquotes as unquoteJSON does: any
+// string the scanner accepts, built from plain bytes and every escape (surrogate halves alone,
+// paired, in the wrong order, at the end).
+func TestUnquoteASCIIIsUnquoteJSON(t *testing.T) {
+	pieces := []string{"a", "{", " ", `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u0041`, `\u00e9`, `\u2028`,
+		`\uffff`, `\ud83d`, `\ude00`, `\uD83D\uDE00`, `\ud800\u0041`, `\udbff\udfff`, `\u0000`}
+	random := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var text strings.Builder
+		for range random.IntN(12) {
+			text.WriteString(pieces[random.IntN(len(pieces))])
+		}
+		s := text.String()
+		p := eventParser{b: `"` + s + `"`}
+		if _, ok := p.string(); !ok {
+			t.Fatalf("the scanner refuses %q", s)
+		}
+		if got, want := unquoteASCII(s), unquoteJSON(s); got != want {
+			t.Fatalf("unquoteASCII(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

@@ -78,7 +78,7 @@ func (p *eventParser) string() (string, bool) {
 // start: it checks each escape, and skips each run of plain bytes after it as string did.
 func (p *eventParser) stringRest(start, i int) (string, bool) {
 	b := p.b
-	escaped := false
+	escaped, ascii := false, true
 	for {
 		if i >= len(b) {
 			return "", false
@@ -87,8 +87,11 @@ func (p *eventParser) stringRest(start, i int) (string, bool) {
 		case c == '"':
 			p.i = i + 1
 			raw := b[start:i]
-			if !escaped && utf8.ValidString(raw) { // only UTF-8 beyond plain bytes: its own value
+			switch {
+			case !escaped && utf8.ValidString(raw): // only UTF-8 beyond plain bytes: its own value
 				return raw, true
+			case ascii:
+				return unquoteASCII(raw), true
 			}
 			return unquoteJSON(raw), true
 		case c == '\\':
@@ -110,6 +113,7 @@ func (p *eventParser) stringRest(start, i int) (string, bool) {
 		case c < 0x20:
 			return "", false
 		default: // a byte of a UTF-8 sequence, valid or not
+			ascii = false
 			i++
 		}
 		i = skipPlain(b, i)
@@ -134,6 +138,51 @@ func hex4(b string) rune {
 		r = r*16 + rune(c)
 	}
 	return r
+}
+
+// unquoteASCII is unquoteJSON of the inside of a string of ASCII bytes only, as a string with
+// escapes usually is (tool arguments, JSON themselves): its value is never longer than its text
+// (an escape of two bytes gives one, of six at most three, of twelve four), so it is written a
+// byte at a time into a buffer of that length, which becomes the string without a copy.
+func unquoteASCII(s string) string {
+	out := make([]byte, len(s))
+	n := 0
+	for r := 0; r < len(s); r++ {
+		c := s[r]
+		if c == '\\' {
+			r++
+			switch c = s[r]; c {
+			case 'b':
+				c = '\b'
+			case 'f':
+				c = '\f'
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			case 'u':
+				rr := hex4(s[r+1:])
+				r += 4
+				if utf16.IsSurrogate(rr) { // a pair's first half, then its second, or U+FFFD
+					dec := utf8.RuneError
+					if r+7 <= len(s) && s[r+1] == '\\' && s[r+2] == 'u' {
+						dec = utf16.DecodeRune(rr, hex4(s[r+3:]))
+					}
+					if dec != utf8.RuneError {
+						r += 6
+					}
+					rr = dec
+				}
+				n += utf8.EncodeRune(out[n:], rr)
+				continue
+			} // and " \ / stand for themselves
+		}
+		out[n] = c
+		n++
+	}
+	return unsafe.String(unsafe.SliceData(out), n)
 }
 
 // unquoteJSON unquotes the inside of a string the scanner accepted, as encoding/json does. Runs
