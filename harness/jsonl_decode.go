@@ -6,7 +6,11 @@ package harness
 // null, a number that is not a plain integer where an int goes, a key order with data before
 // type, a missing field the event needs. So what it accepts, encoding/json accepts with the same
 // result, and everything else gets encoding/json's own answer and error message.
-// FuzzEventCodecMatchesEncodingJSON holds it to that.
+// FuzzEventCodecMatchesEncodingJSON holds it to that. Within the fast path, the encoder's own
+// spelling is read as a straight line of constant comparisons (p.lit), and any other spelling by
+// a loop over each object's members (member, which names keys by memberKey): see the payload
+// readers in jsonl_decode_data.go. Strings are in jsonl_decode_string.go, numbers in
+// jsonl_decode_number.go.
 
 // eventParser reads one JSON value at a time from b; every method reports false at anything
 // outside the fast path, and the caller then abandons the line.
