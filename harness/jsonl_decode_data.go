@@ -10,7 +10,8 @@ package harness
 // differently, so which of the two read an object never shows in its value.
 
 // lit reads text if the line goes on with it. The callers spell text out as a constant, so that
-// the comparison, inlined, is a load or two and a compare (a call to memequal beyond 16 bytes).
+// the comparison, inlined, is a load or two and a compare up to eight bytes (a call to memequal
+// beyond, still cheaper than reading the key and looking it up).
 func (p *eventParser) lit(text string) bool {
 	if len(p.b)-p.i >= len(text) && p.b[p.i:p.i+len(text)] == text {
 		p.i += len(text)

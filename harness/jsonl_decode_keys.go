@@ -1,8 +1,8 @@
 package harness
 
-// memberKey names one key of the harness's objects: the payload readers switch on it (a small
-// integer, where a switch on the key's text compared strings case by case), and a keySet marks it
-// seen with one bit (where a list of the keys read so far was searched at every key).
+// memberKey names one key of the harness's objects: the member loops of the payload readers
+// switch on it, a small integer, and a keySet marks it seen with one bit (where a list of the keys
+// read so far was searched at every key).
 type memberKey uint8
 
 const (
