@@ -67,3 +67,21 @@ func BenchmarkDecodeEvents(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkDecodeJSONLShared decodes a log of the codec's 21 events twice over, once with plain
+// strings and once with a tool call's JSON arguments (escaped quotes) wherever a string goes, as
+// the log-replays property and a file store's reopen decode theirs.
+func BenchmarkDecodeJSONLShared(b *testing.B) {
+	events := append(codecEvents("a plain string of some words", 3, 512), codecEvents(`{"path":"a/b.txt","n":1}`, 1234, 0.5)...)
+	log, err := AppendJSONL(nil, events)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(log)))
+	for b.Loop() {
+		if _, err := DecodeJSONLShared(log); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -162,6 +162,14 @@ var codecEdgeLines = []string{
 	`{"seq":1,"type":"tool/call","time":0,"data":{"turn":1,"step":2,"turn":1}}`,
 	`{"seq":1,"type":"tool/call","time":0,"data":{"":1}}`,
 	`{"seq":1,"type":"tool/call","time":0,"data":{"turn":1,"step":2,"callId":"c\u0041","name":"a long plain name of more than eight bytes"}}`,
+	// The encoder's spelling read as a straight line up to a difference, then read again by the
+	// loop over the members: optional keys out of order, a repeat after the last one, spacing.
+	`{"seq":1,"type":"assistant/chunk","time":0,"data":{"turn":1,"step":2,"chunk":{"kind":"k","name":"n","text":"t"}}}`,
+	`{"seq":1,"type":"turn/end","time":0,"data":{"turn":1,"reason":{"kind":"aborted","error":{"code":"c","message":"m","status":500},"reason":{"kind":"user"}}}}`,
+	`{"seq":1,"type":"llm/retry","time":0,"data":{"retryId":"r","turn":1,"step":1,"provider":"p","mode":"normal","policyKey":"k","retry":1,"delayMs":5,"maxRetries":3,"failure":{"code":"c","message":"m"}}}`,
+	`{"seq":1,"type":"tool/result","time":0,"data":{"turn":1,"step":2,"callId":"c","isError":true,"content":"x","error":{"name":"n","code":"c","message":"m"},"turn":3}}`,
+	`{"seq":1,"type":"step/end","time":0,"data":{"turn":1,"step":2}}` + " \t",
+	`{"seq":1,"type":"inbox/claim","time":0,"data":{"turn":1,"step":2,"lane":"next-step" ,"messageId":"m"}}`,
 }
 
 // Every fallback spelling, and every edge of the fast path, gets encoding/json's answer, and the

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -41,6 +42,48 @@ func TestSkipPlainStopsAtTheFirstByteNotPlain(t *testing.T) {
 			if got := skipPlain(s, start); got != n {
 				t.Fatalf("skipPlain(%q, %d) = %d, want %d", s, start, got, n)
 			}
+		}
+	}
+}
+
+// int64's shortcut for the encoder's usual integers reads what int64Signed, which reads any,
+// reads: the same value, the same answer and the same place to go on from.
+func TestInt64ShortcutIsInt64Signed(t *testing.T) {
+	literals := []string{"0", "7", "10", "01", "00", "-0", "-1", " 1", "", "-", "x", "1.5", "1e3", "1E3", "0.0",
+		"0e1", "999999999999999999", "1000000000000000000", "9223372036854775807", "9223372036854775808",
+		"123456789012345678", "0123"}
+	for _, literal := range literals {
+		for _, after := range []string{"", ",", "}", " ", "x", ".", "e", "E", "5"} {
+			text := literal + after
+			fast, slow := eventParser{b: text}, eventParser{b: text}
+			nFast, okFast := fast.int64()
+			nSlow, okSlow := slow.int64Signed()
+			if nFast != nSlow || okFast != okSlow || okFast && fast.i != slow.i {
+				t.Fatalf("%q: int64 gives (%d, %v) at %d, int64Signed (%d, %v) at %d", text, nFast, okFast, fast.i, nSlow, okSlow, slow.i)
+			}
+		}
+	}
+}
+
+// unquoteASCII, the shortcut for strings of ASCII bytes only, unquotes as unquoteJSON does: any
+// string the scanner accepts, built from plain bytes and every escape (surrogate halves alone,
+// paired, in the wrong order, at the end).
+func TestUnquoteASCIIIsUnquoteJSON(t *testing.T) {
+	pieces := []string{"a", "{", " ", `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\u0041`, `\u00e9`, `\u2028`,
+		`\uffff`, `\ud83d`, `\ude00`, `\uD83D\uDE00`, `\ud800\u0041`, `\udbff\udfff`, `\u0000`}
+	random := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var text strings.Builder
+		for range random.IntN(12) {
+			text.WriteString(pieces[random.IntN(len(pieces))])
+		}
+		s := text.String()
+		p := eventParser{b: `"` + s + `"`}
+		if _, ok := p.string(); !ok {
+			t.Fatalf("the scanner refuses %q", s)
+		}
+		if got, want := unquoteASCII(s), unquoteJSON(s); got != want {
+			t.Fatalf("unquoteASCII(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

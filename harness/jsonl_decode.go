@@ -6,7 +6,11 @@ package harness
 // null, a number that is not a plain integer where an int goes, a key order with data before
 // type, a missing field the event needs. So what it accepts, encoding/json accepts with the same
 // result, and everything else gets encoding/json's own answer and error message.
-// FuzzEventCodecMatchesEncodingJSON holds it to that.
+// FuzzEventCodecMatchesEncodingJSON holds it to that. Within the fast path, the encoder's own
+// spelling is read as a straight line of constant comparisons (p.lit), and any other spelling by
+// a loop over each object's members (member, which names keys by memberKey): see the payload
+// readers in jsonl_decode_data.go. Strings are in jsonl_decode_string.go, numbers in
+// jsonl_decode_number.go.
 
 // eventParser reads one JSON value at a time from b; every method reports false at anything
 // outside the fast path, and the caller then abandons the line.
@@ -21,7 +25,30 @@ func decodeEventFast(line []byte) (e Event, ok bool) { return decodeEventText(st
 // decodeEventText is decodeEventFast of a line already copied to a string (of a whole log, say):
 // the strings decoded are substrings of it.
 func decodeEventText(line string) (e Event, ok bool) {
+	ok = decodeEventTextInto(&e, line)
+	return e, ok
+}
+
+// decodeEventTextInto is decodeEventText into *e (an element of the log's slice, decoded in place
+// rather than copied there); on a line not on the fast path it leaves *e zero.
+func decodeEventTextInto(e *Event, line string) bool {
 	p := eventParser{b: line}
+	if p.lit(`{"seq":`) && p.int64Into(&e.Seq) && p.lit(`,"type":`) && p.stringInto(&e.Type) && e.Type != "" &&
+		p.lit(`,"time":`) && p.int64Into(&e.Time) && p.lit(`,"data":`) && p.dataInto(&e.Data, e.Type) &&
+		p.lit(`}`) && p.i == len(p.b) {
+		return true // as the encoder spells it: see the payload readers
+	}
+	p.i = 0
+	if decoded, ok := p.event(); ok {
+		*e = decoded
+		return true
+	}
+	*e = Event{}
+	return false
+}
+
+// event reads an event in any spelling, as the payload readers do after a difference.
+func (p *eventParser) event() (e Event, ok bool) {
 	var seen keySet
 	if !p.open() {
 		return e, false
@@ -50,6 +77,18 @@ func decodeEventText(line string) (e Event, ok bool) {
 		}
 	}
 	return e, false
+}
+
+func (p *eventParser) int64Into(out *int64) bool {
+	n, ok := p.int64()
+	*out = n
+	return ok
+}
+
+func (p *eventParser) dataInto(out *EventData, eventType string) bool {
+	d, ok := p.data(eventType)
+	*out = d
+	return ok
 }
 
 // eventKeys are the keys every event has.

@@ -1,9 +1,24 @@
 package harness
 
-// The payload readers: one a payload type (and one a nested object), each a loop over the
-// object's members that switches on the member's key. A key the type does not have, like a
-// repeated or unknown one, ends the fast path; a key left out leaves its field's zero value, as
-// encoding/json does.
+// The payload readers: one a payload type (and one a nested object). Each first reads the
+// object as the encoder spells it (its keys in struct order, an optional one left out or in its
+// place, no spacing) as a straight line of constant comparisons, p.lit; at the first difference it
+// starts again from the object's brace with a loop over the object's members that switches on
+// the member's key, which reads any spelling encoding/json reads the same way. A key the type does
+// not have, like a repeated or unknown one, ends the fast path; a key left out leaves its field's
+// zero value, as encoding/json does. The straight line reads nothing the loop would read
+// differently, so which of the two read an object never shows in its value.
+
+// lit reads text if the line goes on with it. The callers spell text out as a constant, so that
+// the comparison, inlined, is a load or two and a compare up to eight bytes (a call to memequal
+// beyond, still cheaper than reading the key and looking it up).
+func (p *eventParser) lit(text string) bool {
+	if len(p.b)-p.i >= len(text) && p.b[p.i:p.i+len(text)] == text {
+		p.i += len(text)
+		return true
+	}
+	return false
+}
 
 // data decodes the payload of an event of the given type.
 func (p *eventParser) data(eventType string) (EventData, bool) {
@@ -69,6 +84,12 @@ func (p *eventParser) data(eventType string) (EventData, bool) {
 }
 
 func (p *eventParser) userMessage(d *UserMessage) bool {
+	start := p.i
+	if p.lit(`{"message":{"id":`) && p.stringInto(&d.Message.ID) &&
+		p.lit(`,"text":`) && p.stringInto(&d.Message.Text) && p.lit(`}}`) {
+		return true
+	}
+	p.i, *d = start, UserMessage{}
 	if !p.open() {
 		return false
 	}
@@ -86,27 +107,13 @@ func (p *eventParser) userMessage(d *UserMessage) bool {
 	return false
 }
 
-func (p *eventParser) message(m *Message) bool {
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
-		case keyID:
-			ok = p.stringInto(&m.ID)
-		case keyText:
-			ok = p.stringInto(&m.Text)
-		default:
-			return false
-		}
-	}
-	return false
-}
-
 func (p *eventParser) inboxPush(d *InboxPush) bool {
+	start := p.i
+	if p.lit(`{"lane":`) && p.stringInto((*string)(&d.Lane)) && p.lit(`,"kind":`) && p.stringInto((*string)(&d.Kind)) &&
+		p.lit(`,"messageId":`) && p.stringInto(&d.MessageID) && p.lit(`}`) {
+		return true
+	}
+	p.i, *d = start, InboxPush{}
 	if !p.open() {
 		return false
 	}
@@ -129,6 +136,12 @@ func (p *eventParser) inboxPush(d *InboxPush) bool {
 }
 
 func (p *eventParser) inboxClaim(d *InboxClaim) bool {
+	start := p.i
+	if p.lit(`{"turn":`) && p.intInto(&d.Turn) && p.lit(`,"step":`) && p.intInto(&d.Step) &&
+		p.lit(`,"lane":`) && p.stringInto((*string)(&d.Lane)) && p.lit(`,"messageId":`) && p.stringInto(&d.MessageID) && p.lit(`}`) {
+		return true
+	}
+	p.i, *d = start, InboxClaim{}
 	if !p.open() {
 		return false
 	}
@@ -153,6 +166,11 @@ func (p *eventParser) inboxClaim(d *InboxClaim) bool {
 }
 
 func (p *eventParser) inboxClear(d *InboxClear) bool {
+	start := p.i
+	if p.lit(`{"lane":`) && p.stringInto((*string)(&d.Lane)) && p.lit(`,"messageId":`) && p.stringInto(&d.MessageID) && p.lit(`}`) {
+		return true
+	}
+	p.i, *d = start, InboxClear{}
 	if !p.open() {
 		return false
 	}
@@ -173,6 +191,11 @@ func (p *eventParser) inboxClear(d *InboxClear) bool {
 }
 
 func (p *eventParser) turnStart(d *TurnStart) bool {
+	start := p.i
+	if p.lit(`{"turn":`) && p.intInto(&d.Turn) && p.lit(`}`) {
+		return true
+	}
+	p.i, *d = start, TurnStart{}
 	if !p.open() {
 		return false
 	}
@@ -191,6 +214,11 @@ func (p *eventParser) turnStart(d *TurnStart) bool {
 }
 
 func (p *eventParser) turnEnd(d *TurnEnd) bool {
+	start := p.i
+	if p.lit(`{"turn":`) && p.intInto(&d.Turn) && p.lit(`,"reason":`) && p.turnEndReason(&d.Reason) && p.lit(`}`) {
+		return true
+	}
+	p.i, *d = start, TurnEnd{}
 	if !p.open() {
 		return false
 	}
@@ -210,52 +238,13 @@ func (p *eventParser) turnEnd(d *TurnEnd) bool {
 	return false
 }
 
-func (p *eventParser) turnEndReason(r *TurnEndReason) bool {
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
-		case keyKind:
-			ok = p.stringInto(&r.Kind)
-		case keyReason:
-			r.Reason = &CancelCause{}
-			ok = p.cancelCause(r.Reason)
-		case keyError:
-			r.Error = &Failure{}
-			ok = p.failure(r.Error)
-		default:
-			return false
-		}
-	}
-	return false
-}
-
-func (p *eventParser) cancelCause(c *CancelCause) bool {
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
-		case keyKind:
-			ok = p.stringInto(&c.Kind)
-		case keyReason:
-			ok = p.stringInto(&c.Reason)
-		default:
-			return false
-		}
-	}
-	return false
-}
-
 // turnStep reads the payload of step/start and step/end, alike but for their types.
 func (p *eventParser) turnStep(turn, step *int) bool {
+	start := p.i
+	if p.lit(`{"turn":`) && p.intInto(turn) && p.lit(`,"step":`) && p.intInto(step) && p.lit(`}`) {
+		return true
+	}
+	p.i, *turn, *step = start, 0, 0
 	if !p.open() {
 		return false
 	}
@@ -276,6 +265,12 @@ func (p *eventParser) turnStep(turn, step *int) bool {
 }
 
 func (p *eventParser) assistantChunk(d *AssistantChunk) bool {
+	start := p.i
+	if p.lit(`{"turn":`) && p.intInto(&d.Turn) && p.lit(`,"step":`) && p.intInto(&d.Step) &&
+		p.lit(`,"chunk":`) && p.chunk(&d.Chunk) && p.lit(`}`) {
+		return true
+	}
+	p.i, *d = start, AssistantChunk{}
 	if !p.open() {
 		return false
 	}
@@ -297,35 +292,14 @@ func (p *eventParser) assistantChunk(d *AssistantChunk) bool {
 	return false
 }
 
-func (p *eventParser) chunk(c *Chunk) bool {
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
-		case keyKind:
-			ok = p.stringInto(&c.Kind)
-		case keyText:
-			ok = p.stringInto(&c.Text)
-		case keyCallID:
-			ok = p.stringInto(&c.CallID)
-		case keyName:
-			ok = p.stringInto(&c.Name)
-		case keyArguments:
-			ok = p.stringInto(&c.Arguments)
-		case keyFinish:
-			ok = p.stringInto((*string)(&c.Finish))
-		default:
-			return false
-		}
-	}
-	return false
-}
-
 func (p *eventParser) assistantMessage(d *AssistantMessage) bool {
+	start := p.i
+	if p.lit(`{"turn":`) && p.intInto(&d.Turn) && p.lit(`,"step":`) && p.intInto(&d.Step) &&
+		p.lit(`,"message":{"blocks":`) && p.blocks(&d.Message.Blocks) && p.lit(`},"finish":`) &&
+		p.stringInto((*string)(&d.Finish)) && p.lit(`}`) {
+		return true
+	}
+	p.i, *d = start, AssistantMessage{}
 	if !p.open() {
 		return false
 	}
@@ -349,86 +323,14 @@ func (p *eventParser) assistantMessage(d *AssistantMessage) bool {
 	return false
 }
 
-func (p *eventParser) assembledMessage(m *AssembledMessage) bool {
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
-		case keyBlocks:
-			ok = p.blocks(&m.Blocks)
-		default:
-			return false
-		}
-	}
-	return false
-}
-
-// blocks reads an array of blocks; [] gives an empty, non-nil slice and null a nil one, as
-// encoding/json does (the harness writes both).
-func (p *eventParser) blocks(out *[]Block) bool {
-	p.space()
-	if len(p.b)-p.i >= 4 && p.b[p.i:p.i+4] == "null" {
-		p.i += 4
-		*out = nil
-		return true
-	}
-	if !p.consume('[') {
-		return false
-	}
-	blocks := []Block{}
-	p.space()
-	if p.consume(']') {
-		*out = blocks
-		return true
-	}
-	for {
-		var b Block
-		if !p.block(&b) {
-			return false
-		}
-		blocks = append(blocks, b)
-		p.space()
-		if p.consume(']') {
-			*out = blocks
-			return true
-		}
-		if !p.consume(',') {
-			return false
-		}
-	}
-}
-
-func (p *eventParser) block(b *Block) bool {
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
-		case keyType:
-			ok = p.stringInto(&b.Type)
-		case keyText:
-			ok = p.stringInto(&b.Text)
-		case keyCallID:
-			ok = p.stringInto(&b.CallID)
-		case keyName:
-			ok = p.stringInto(&b.Name)
-		case keyArguments:
-			ok = p.stringInto(&b.Arguments)
-		default:
-			return false
-		}
-	}
-	return false
-}
-
 func (p *eventParser) toolCall(d *ToolCall) bool {
+	start := p.i
+	if p.lit(`{"turn":`) && p.intInto(&d.Turn) && p.lit(`,"step":`) && p.intInto(&d.Step) &&
+		p.lit(`,"callId":`) && p.stringInto(&d.CallID) && p.lit(`,"name":`) && p.stringInto(&d.Name) &&
+		p.lit(`,"arguments":`) && p.stringInto(&d.Arguments) && p.lit(`}`) {
+		return true
+	}
+	p.i, *d = start, ToolCall{}
 	if !p.open() {
 		return false
 	}
@@ -455,6 +357,18 @@ func (p *eventParser) toolCall(d *ToolCall) bool {
 }
 
 func (p *eventParser) toolResult(d *ToolResult) bool {
+	start := p.i
+	ok := p.lit(`{"turn":`) && p.intInto(&d.Turn) && p.lit(`,"step":`) && p.intInto(&d.Step) &&
+		p.lit(`,"callId":`) && p.stringInto(&d.CallID) && p.lit(`,"isError":`) && p.boolInto(&d.IsError) &&
+		p.lit(`,"content":`) && p.stringInto(&d.Content)
+	if ok && p.lit(`,"error":`) {
+		d.Error = &ToolError{}
+		ok = p.toolError(d.Error)
+	}
+	if ok && p.lit(`}`) {
+		return true
+	}
+	p.i, *d = start, ToolResult{}
 	if !p.open() {
 		return false
 	}
@@ -483,29 +397,21 @@ func (p *eventParser) toolResult(d *ToolResult) bool {
 	return false
 }
 
-func (p *eventParser) toolError(te *ToolError) bool {
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
-		case keyName:
-			ok = p.stringInto(&te.Name)
-		case keyCode:
-			ok = p.stringInto(&te.Code)
-		case keyMessage:
-			ok = p.stringInto(&te.Message)
-		default:
-			return false
-		}
-	}
-	return false
-}
-
 func (p *eventParser) llmRetry(d *LlmRetry) bool {
+	start := p.i
+	ok := p.lit(`{"retryId":`) && p.stringInto(&d.RetryID) && p.lit(`,"turn":`) && p.intInto(&d.Turn) &&
+		p.lit(`,"step":`) && p.intInto(&d.Step) && p.lit(`,"provider":`) && p.stringInto(&d.Provider) &&
+		p.lit(`,"mode":`) && p.stringInto((*string)(&d.Mode)) && p.lit(`,"policyKey":`) && p.stringInto(&d.PolicyKey) &&
+		p.lit(`,"retry":`) && p.intInto(&d.Retry)
+	if ok && p.lit(`,"maxRetries":`) {
+		d.MaxRetries = new(int)
+		ok = p.intInto(d.MaxRetries)
+	}
+	ok = ok && p.lit(`,"delayMs":`) && p.floatInto(&d.DelayMs) && p.lit(`,"failure":`) && p.failure(&d.Failure)
+	if ok && p.lit(`}`) {
+		return true
+	}
+	p.i, *d = start, LlmRetry{}
 	if !p.open() {
 		return false
 	}
@@ -542,33 +448,13 @@ func (p *eventParser) llmRetry(d *LlmRetry) bool {
 	return false
 }
 
-func (p *eventParser) failure(f *Failure) bool {
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
-		case keyCode:
-			ok = p.stringInto(&f.Code)
-		case keyMessage:
-			ok = p.stringInto(&f.Message)
-		case keyStatus:
-			ok = p.intInto(&f.Status)
-		case keyProviderRetryAfterMs:
-			ok = p.floatInto(&f.ProviderRetryAfterMs)
-		case keyRequestID:
-			ok = p.stringInto(&f.RequestID)
-		default:
-			return false
-		}
-	}
-	return false
-}
-
 func (p *eventParser) llmRetryStarted(d *LlmRetryStarted) bool {
+	start := p.i
+	if p.lit(`{"retryId":`) && p.stringInto(&d.RetryID) && p.lit(`,"turn":`) && p.intInto(&d.Turn) &&
+		p.lit(`,"step":`) && p.intInto(&d.Step) && p.lit(`,"retry":`) && p.intInto(&d.Retry) && p.lit(`}`) {
+		return true
+	}
+	p.i, *d = start, LlmRetryStarted{}
 	if !p.open() {
 		return false
 	}

@@ -1,10 +1,8 @@
 package harness
 
-import "strings"
-
-// memberKey names one key of the harness's objects: the payload readers switch on it (a small
-// integer, where a switch on the key's text compared strings case by case), and a keySet marks it
-// seen with one bit (where a list of the keys read so far was searched at every key).
+// memberKey names one key of the harness's objects: the member loops of the payload readers
+// switch on it, a small integer, and a keySet marks it seen with one bit (where a list of the keys
+// read so far was searched at every key).
 type memberKey uint8
 
 const (
@@ -56,50 +54,88 @@ var _ [64 - keyCount]struct{}
 // has reports whether every key of want is in s.
 func (s keySet) has(want keySet) bool { return s&want == want }
 
-// keyNames is each key's text.
-var keyNames = [keyCount]string{
-	keySeq:                  "seq",
-	keyType:                 "type",
-	keyTime:                 "time",
-	keyData:                 "data",
-	keyMessage:              "message",
-	keyID:                   "id",
-	keyText:                 "text",
-	keyLane:                 "lane",
-	keyKind:                 "kind",
-	keyMessageID:            "messageId",
-	keyTurn:                 "turn",
-	keyStep:                 "step",
-	keyReason:               "reason",
-	keyError:                "error",
-	keyChunk:                "chunk",
-	keyCallID:               "callId",
-	keyName:                 "name",
-	keyArguments:            "arguments",
-	keyFinish:               "finish",
-	keyBlocks:               "blocks",
-	keyIsError:              "isError",
-	keyContent:              "content",
-	keyCode:                 "code",
-	keyRetryID:              "retryId",
-	keyProvider:             "provider",
-	keyMode:                 "mode",
-	keyPolicyKey:            "policyKey",
-	keyRetry:                "retry",
-	keyMaxRetries:           "maxRetries",
-	keyDelayMs:              "delayMs",
-	keyFailure:              "failure",
-	keyStatus:               "status",
-	keyProviderRetryAfterMs: "providerRetryAfterMs",
-	keyRequestID:            "requestId",
+// keyOf is the memberKey of a key's exact text (encoding/json would match another letter case too:
+// that is left to it, as keyInvalid).
+func keyOf(key string) memberKey {
+	switch key {
+	case "seq":
+		return keySeq
+	case "type":
+		return keyType
+	case "time":
+		return keyTime
+	case "data":
+		return keyData
+	case "message":
+		return keyMessage
+	case "id":
+		return keyID
+	case "text":
+		return keyText
+	case "lane":
+		return keyLane
+	case "kind":
+		return keyKind
+	case "messageId":
+		return keyMessageID
+	case "turn":
+		return keyTurn
+	case "step":
+		return keyStep
+	case "reason":
+		return keyReason
+	case "error":
+		return keyError
+	case "chunk":
+		return keyChunk
+	case "callId":
+		return keyCallID
+	case "name":
+		return keyName
+	case "arguments":
+		return keyArguments
+	case "finish":
+		return keyFinish
+	case "blocks":
+		return keyBlocks
+	case "isError":
+		return keyIsError
+	case "content":
+		return keyContent
+	case "code":
+		return keyCode
+	case "retryId":
+		return keyRetryID
+	case "provider":
+		return keyProvider
+	case "mode":
+		return keyMode
+	case "policyKey":
+		return keyPolicyKey
+	case "retry":
+		return keyRetry
+	case "maxRetries":
+		return keyMaxRetries
+	case "delayMs":
+		return keyDelayMs
+	case "failure":
+		return keyFailure
+	case "status":
+		return keyStatus
+	case "providerRetryAfterMs":
+		return keyProviderRetryAfterMs
+	case "requestId":
+		return keyRequestID
+	}
+	return keyInvalid
 }
 
 // member reads the next member's key of an object whose opening brace is read, `"key":` (after a
 // comma unless it is the first, which an empty seen tells), with the spacing after the colon, and
 // adds it to seen; at the closing brace it reads that and answers keyEnd. A key is taken only as
 // plain bytes, without escapes, so that it matches exactly; an unknown or repeated key, or bad
-// syntax, is keyInvalid. The encoder writes no spacing, so the checks for it come after the byte
-// it usually finds.
+// syntax, is keyInvalid. The payload readers come here only for a spelling not the encoder's
+// (p.lit reads the encoder's), so member is written to be plain rather than fast.
 func (p *eventParser) member(seen *keySet) memberKey {
 	b, i := p.b, p.i
 	if i < len(b) && b[i] <= ' ' {
@@ -130,134 +166,17 @@ func (p *eventParser) member(seen *keySet) memberKey {
 	default:
 		return keyInvalid
 	}
-	// The key: a switch on its first byte, then comparisons with the few keys that begin with it,
-	// most used first, each compiled to a load or two (the key's bytes are not scanned one at a
-	// time, nor its text compared twice). Only the exact text, followed by its closing quote,
-	// matches: encoding/json would match another letter case too, which is left to it.
-	k, key := keyInvalid, b[i+1:]
-	if key == "" {
+	start := i + 1
+	i = skipPlain(b, start)
+	if i >= len(b) || b[i] != '"' { // an escape, a control byte or a non-ASCII byte
 		return keyInvalid
 	}
-	switch key[0] {
-	case 'a':
-		switch {
-		case strings.HasPrefix(key, `arguments"`):
-			k = keyArguments
-		}
-	case 'b':
-		switch {
-		case strings.HasPrefix(key, `blocks"`):
-			k = keyBlocks
-		}
-	case 'c':
-		switch {
-		case strings.HasPrefix(key, `callId"`):
-			k = keyCallID
-		case strings.HasPrefix(key, `chunk"`):
-			k = keyChunk
-		case strings.HasPrefix(key, `code"`):
-			k = keyCode
-		case strings.HasPrefix(key, `content"`):
-			k = keyContent
-		}
-	case 'd':
-		switch {
-		case strings.HasPrefix(key, `data"`):
-			k = keyData
-		case strings.HasPrefix(key, `delayMs"`):
-			k = keyDelayMs
-		}
-	case 'e':
-		switch {
-		case strings.HasPrefix(key, `error"`):
-			k = keyError
-		}
-	case 'f':
-		switch {
-		case strings.HasPrefix(key, `finish"`):
-			k = keyFinish
-		case strings.HasPrefix(key, `failure"`):
-			k = keyFailure
-		}
-	case 'i':
-		switch {
-		case strings.HasPrefix(key, `id"`):
-			k = keyID
-		case strings.HasPrefix(key, `isError"`):
-			k = keyIsError
-		}
-	case 'k':
-		switch {
-		case strings.HasPrefix(key, `kind"`):
-			k = keyKind
-		}
-	case 'l':
-		switch {
-		case strings.HasPrefix(key, `lane"`):
-			k = keyLane
-		}
-	case 'm':
-		switch {
-		case strings.HasPrefix(key, `message"`):
-			k = keyMessage
-		case strings.HasPrefix(key, `messageId"`):
-			k = keyMessageID
-		case strings.HasPrefix(key, `mode"`):
-			k = keyMode
-		case strings.HasPrefix(key, `maxRetries"`):
-			k = keyMaxRetries
-		}
-	case 'n':
-		switch {
-		case strings.HasPrefix(key, `name"`):
-			k = keyName
-		}
-	case 'p':
-		switch {
-		case strings.HasPrefix(key, `provider"`):
-			k = keyProvider
-		case strings.HasPrefix(key, `policyKey"`):
-			k = keyPolicyKey
-		case strings.HasPrefix(key, `providerRetryAfterMs"`):
-			k = keyProviderRetryAfterMs
-		}
-	case 'r':
-		switch {
-		case strings.HasPrefix(key, `reason"`):
-			k = keyReason
-		case strings.HasPrefix(key, `retryId"`):
-			k = keyRetryID
-		case strings.HasPrefix(key, `retry"`):
-			k = keyRetry
-		case strings.HasPrefix(key, `requestId"`):
-			k = keyRequestID
-		}
-	case 's':
-		switch {
-		case strings.HasPrefix(key, `step"`):
-			k = keyStep
-		case strings.HasPrefix(key, `seq"`):
-			k = keySeq
-		case strings.HasPrefix(key, `status"`):
-			k = keyStatus
-		}
-	case 't':
-		switch {
-		case strings.HasPrefix(key, `turn"`):
-			k = keyTurn
-		case strings.HasPrefix(key, `type"`):
-			k = keyType
-		case strings.HasPrefix(key, `time"`):
-			k = keyTime
-		case strings.HasPrefix(key, `text"`):
-			k = keyText
-		}
-	}
+	k := keyOf(b[start:i])
 	if k == keyInvalid || *seen&(1<<k) != 0 {
 		return keyInvalid
 	}
 	*seen |= 1 << k
-	i += 1 + len(keyNames[k]) + 1 // the quotes and the text between
+	i++
 	if i < len(b) && b[i] == ':' {
 		i++
 	} else {

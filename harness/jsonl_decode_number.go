@@ -58,10 +58,30 @@ func (p *eventParser) digits() int {
 	return p.i - start
 }
 
-// int64 reads an integer. A literal of at most 18 digits, which cannot overflow, is added up as
-// it is read; anything else (a longer literal, a fraction, an exponent) goes through number and
-// strconv, whose answers (and range errors, which end the fast path) are encoding/json's.
+// int64 reads an integer. The encoder's usual one, from one to eighteen digits (which cannot
+// overflow) without a sign or a leading zero, is added up here, with a byte's subtraction for a
+// range check; any other goes to int64Signed.
 func (p *eventParser) int64() (int64, bool) {
+	b, i := p.b, p.i
+	if i >= len(b) || b[i]-'0' > 9 {
+		return p.int64Signed()
+	}
+	n := int64(b[i] - '0')
+	for i++; i < len(b) && b[i]-'0' <= 9; i++ {
+		n = n*10 + int64(b[i]-'0')
+	}
+	digits := i - p.i
+	if digits > 18 || digits > 1 && b[p.i] == '0' || i < len(b) && (b[i] == '.' || b[i]|0x20 == 'e') {
+		return p.int64Signed()
+	}
+	p.i = i
+	return n, true
+}
+
+// int64Signed reads any integer: a literal of at most 18 digits, which cannot overflow, is added
+// up as it is read; anything else (a longer literal, a fraction, an exponent) goes through number
+// and strconv, whose answers (and range errors, which end the fast path) are encoding/json's.
+func (p *eventParser) int64Signed() (int64, bool) {
 	if p.i < len(p.b) && p.b[p.i] <= ' ' {
 		p.space()
 	}

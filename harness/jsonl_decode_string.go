@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/binary"
 	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -16,10 +17,7 @@ import (
 // of a table load and compare each. The last bytes of the text, fewer than eight, go one by one.
 func skipPlain(b string, i int) int {
 	for ; i+8 <= len(b); i += 8 {
-		s := b[i : i+8]
-		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-		if m := notPlainMarks(w); m != 0 {
+		if m := notPlainMarks(wordAt(b, i)); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -27,6 +25,14 @@ func skipPlain(b string, i int) int {
 		i++
 	}
 	return i
+}
+
+// wordAt is the eight bytes of s from i on as a little-endian word, which the compiler loads at
+// once.
+func wordAt(s string, i int) uint64 {
+	b := s[i : i+8]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
 }
 
 // notPlainMarks sets the high bit of each byte of w (little-endian) that is not plain: below
@@ -39,8 +45,8 @@ func notPlainMarks(w uint64) uint64 {
 }
 
 // plainByte marks the bytes a string holds as they are: ASCII, neither a control byte nor a
-// quote nor a backslash. A string of only these is its own value, so the scan for its end is one
-// table load and compare per byte.
+// quote nor a backslash. A string of only these is its own value. skipPlain's word test is this
+// table's meaning eight bytes at once; the table itself checks the last bytes of a text.
 var plainByte = func() (t [256]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
 		t[c] = c != '"' && c != '\\'
@@ -78,7 +84,7 @@ func (p *eventParser) string() (string, bool) {
 // start: it checks each escape, and skips each run of plain bytes after it as string did.
 func (p *eventParser) stringRest(start, i int) (string, bool) {
 	b := p.b
-	escaped := false
+	escaped, ascii := false, true
 	for {
 		if i >= len(b) {
 			return "", false
@@ -87,8 +93,11 @@ func (p *eventParser) stringRest(start, i int) (string, bool) {
 		case c == '"':
 			p.i = i + 1
 			raw := b[start:i]
-			if !escaped && utf8.ValidString(raw) { // only UTF-8 beyond plain bytes: its own value
+			switch {
+			case !escaped && utf8.ValidString(raw): // only UTF-8 beyond plain bytes: its own value
 				return raw, true
+			case ascii:
+				return unquoteASCII(raw), true
 			}
 			return unquoteJSON(raw), true
 		case c == '\\':
@@ -110,6 +119,7 @@ func (p *eventParser) stringRest(start, i int) (string, bool) {
 		case c < 0x20:
 			return "", false
 		default: // a byte of a UTF-8 sequence, valid or not
+			ascii = false
 			i++
 		}
 		i = skipPlain(b, i)
@@ -134,6 +144,74 @@ func hex4(b string) rune {
 		r = r*16 + rune(c)
 	}
 	return r
+}
+
+// unquoteASCII is unquoteJSON of the inside of a string of ASCII bytes only, as a string with
+// escapes usually is (tool arguments, JSON themselves): its value is never longer than its text
+// (an escape of two bytes gives one, of six at most three, of twelve four), so it is written into
+// a buffer of that length, which becomes the string without a copy. The bytes up to the next
+// backslash go eight at a time: a word is stored whole wherever its backslash is (the bytes from
+// there on are written over next), there being room for it since the value so far is no longer
+// than the text read.
+func unquoteASCII(s string) string {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	out := make([]byte, len(s))
+	n := 0
+	for r := 0; r < len(s); {
+		if r+8 <= len(s) {
+			w := wordAt(s, r)
+			binary.LittleEndian.PutUint64(out[n:], w)
+			m := ((w ^ ones*'\\') - ones) & highs // a backslash's byte is zero, and zero-1 wraps
+			if m == 0 {
+				r, n = r+8, n+8
+				continue
+			}
+			k := bits.TrailingZeros64(m) / 8
+			r, n = r+k, n+k
+		}
+		c := s[r]
+		r++
+		if c == '\\' {
+			switch c = s[r]; c {
+			case 'b':
+				c = '\b'
+			case 'f':
+				c = '\f'
+			case 'n':
+				c = '\n'
+			case 'r':
+				c = '\r'
+			case 't':
+				c = '\t'
+			case 'u':
+				r, n = unquoteU(s, r, out, n)
+				continue
+			} // and " \\ / stand for themselves
+			r++
+		}
+		out[n] = c
+		n++
+	}
+	return unsafe.String(unsafe.SliceData(out), n)
+}
+
+// unquoteU writes into out at n the rune of the escape \uXXXX whose u is at s[r] (with the next
+// escape when the two are a surrogate pair, U+FFFD for a surrogate alone), and returns the places
+// after the escape and after the rune.
+func unquoteU(s string, r int, out []byte, n int) (int, int) {
+	rr := hex4(s[r+1:])
+	r += 5
+	if utf16.IsSurrogate(rr) {
+		dec := utf8.RuneError
+		if r+6 <= len(s) && s[r] == '\\' && s[r+1] == 'u' {
+			dec = utf16.DecodeRune(rr, hex4(s[r+2:]))
+		}
+		if dec != utf8.RuneError {
+			r += 6
+		}
+		rr = dec
+	}
+	return r, n + utf8.EncodeRune(out[n:], rr)
 }
 
 // unquoteJSON unquotes the inside of a string the scanner accepted, as encoding/json does. Runs

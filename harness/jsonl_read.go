@@ -33,23 +33,25 @@ func decodeJSONL(data []byte, shared bool) ([]Event, error) {
 	} else {
 		text = string(data)
 	}
-	events := make([]Event, 0, strings.Count(text, "\n"))
-	for rest := text; rest != ""; {
+	// One event a line, each decoded in its place in the slice rather than copied there.
+	events := make([]Event, strings.Count(text, "\n"))
+	n := 0
+	for rest := text; rest != ""; n++ {
 		end := strings.IndexByte(rest, '\n') // rest ends in '\n'
 		line := rest[:end]
 		rest = rest[end+1:]
-		if end == 0 || end >= LineBytesMax/2 || line[end-1] == '\r' || strings.TrimSpace(line) == "" {
+		if end == 0 || end >= LineBytesMax/2 || line[end-1] == '\r' {
 			return ReadJSONL(bytes.NewReader(data))
 		}
-		e, ok := decodeEventText(line)
-		if !ok {
-			var standard Event
-			if err := standard.unmarshalStandard([]byte(line)); err != nil {
-				return ReadJSONL(bytes.NewReader(data)) // its error names the line
-			}
-			e = standard
+		if decodeEventTextInto(&events[n], line) {
+			continue
 		}
-		events = append(events, e)
+		if strings.TrimSpace(line) == "" { // a blank line: checked only now, as the fast path refuses it
+			return ReadJSONL(bytes.NewReader(data))
+		}
+		if err := events[n].unmarshalStandard([]byte(line)); err != nil {
+			return ReadJSONL(bytes.NewReader(data)) // its error names the line
+		}
 	}
-	return events, nil
+	return events[:n], nil
 }

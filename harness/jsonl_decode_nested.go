@@ -1,0 +1,282 @@
+package harness
+
+// The readers of the objects nested in payloads, alike in shape to the payload readers: the
+// encoder's spelling read as a straight line first, then any other as a loop over the members.
+
+func (p *eventParser) message(m *Message) bool {
+	start := p.i
+	if p.lit(`{"id":`) && p.stringInto(&m.ID) && p.lit(`,"text":`) && p.stringInto(&m.Text) && p.lit(`}`) {
+		return true
+	}
+	p.i, *m = start, Message{}
+	if !p.open() {
+		return false
+	}
+	var seen keySet
+	for ok := true; ok; {
+		switch p.member(&seen) {
+		case keyEnd:
+			return true
+		case keyID:
+			ok = p.stringInto(&m.ID)
+		case keyText:
+			ok = p.stringInto(&m.Text)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func (p *eventParser) turnEndReason(r *TurnEndReason) bool {
+	start := p.i
+	ok := p.lit(`{"kind":`) && p.stringInto(&r.Kind)
+	if ok && p.lit(`,"reason":`) {
+		r.Reason = &CancelCause{}
+		ok = p.cancelCause(r.Reason)
+	}
+	if ok && p.lit(`,"error":`) {
+		r.Error = &Failure{}
+		ok = p.failure(r.Error)
+	}
+	if ok && p.lit(`}`) {
+		return true
+	}
+	p.i, *r = start, TurnEndReason{}
+	if !p.open() {
+		return false
+	}
+	var seen keySet
+	for ok := true; ok; {
+		switch p.member(&seen) {
+		case keyEnd:
+			return true
+		case keyKind:
+			ok = p.stringInto(&r.Kind)
+		case keyReason:
+			r.Reason = &CancelCause{}
+			ok = p.cancelCause(r.Reason)
+		case keyError:
+			r.Error = &Failure{}
+			ok = p.failure(r.Error)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func (p *eventParser) cancelCause(c *CancelCause) bool {
+	start := p.i
+	if p.lit(`{"kind":`) && p.stringInto(&c.Kind) && (!p.lit(`,"reason":`) || p.stringInto(&c.Reason)) && p.lit(`}`) {
+		return true
+	}
+	p.i, *c = start, CancelCause{}
+	if !p.open() {
+		return false
+	}
+	var seen keySet
+	for ok := true; ok; {
+		switch p.member(&seen) {
+		case keyEnd:
+			return true
+		case keyKind:
+			ok = p.stringInto(&c.Kind)
+		case keyReason:
+			ok = p.stringInto(&c.Reason)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func (p *eventParser) chunk(c *Chunk) bool {
+	start := p.i
+	if p.lit(`{"kind":`) && p.stringInto(&c.Kind) &&
+		(!p.lit(`,"text":`) || p.stringInto(&c.Text)) && (!p.lit(`,"callId":`) || p.stringInto(&c.CallID)) &&
+		(!p.lit(`,"name":`) || p.stringInto(&c.Name)) && (!p.lit(`,"arguments":`) || p.stringInto(&c.Arguments)) &&
+		(!p.lit(`,"finish":`) || p.stringInto((*string)(&c.Finish))) && p.lit(`}`) {
+		return true
+	}
+	p.i, *c = start, Chunk{}
+	if !p.open() {
+		return false
+	}
+	var seen keySet
+	for ok := true; ok; {
+		switch p.member(&seen) {
+		case keyEnd:
+			return true
+		case keyKind:
+			ok = p.stringInto(&c.Kind)
+		case keyText:
+			ok = p.stringInto(&c.Text)
+		case keyCallID:
+			ok = p.stringInto(&c.CallID)
+		case keyName:
+			ok = p.stringInto(&c.Name)
+		case keyArguments:
+			ok = p.stringInto(&c.Arguments)
+		case keyFinish:
+			ok = p.stringInto((*string)(&c.Finish))
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func (p *eventParser) assembledMessage(m *AssembledMessage) bool {
+	start := p.i
+	if p.lit(`{"blocks":`) && p.blocks(&m.Blocks) && p.lit(`}`) {
+		return true
+	}
+	p.i, *m = start, AssembledMessage{}
+	if !p.open() {
+		return false
+	}
+	var seen keySet
+	for ok := true; ok; {
+		switch p.member(&seen) {
+		case keyEnd:
+			return true
+		case keyBlocks:
+			ok = p.blocks(&m.Blocks)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// blocks reads an array of blocks; [] gives an empty, non-nil slice and null a nil one, as
+// encoding/json does (the harness writes both).
+func (p *eventParser) blocks(out *[]Block) bool {
+	p.space()
+	if len(p.b)-p.i >= 4 && p.b[p.i:p.i+4] == "null" {
+		p.i += 4
+		*out = nil
+		return true
+	}
+	if !p.consume('[') {
+		return false
+	}
+	blocks := []Block{}
+	p.space()
+	if p.consume(']') {
+		*out = blocks
+		return true
+	}
+	for {
+		var b Block
+		if !p.block(&b) {
+			return false
+		}
+		blocks = append(blocks, b)
+		p.space()
+		if p.consume(']') {
+			*out = blocks
+			return true
+		}
+		if !p.consume(',') {
+			return false
+		}
+	}
+}
+
+func (p *eventParser) block(b *Block) bool {
+	start := p.i
+	if p.lit(`{"type":`) && p.stringInto(&b.Type) &&
+		(!p.lit(`,"text":`) || p.stringInto(&b.Text)) && (!p.lit(`,"callId":`) || p.stringInto(&b.CallID)) &&
+		(!p.lit(`,"name":`) || p.stringInto(&b.Name)) && (!p.lit(`,"arguments":`) || p.stringInto(&b.Arguments)) && p.lit(`}`) {
+		return true
+	}
+	p.i, *b = start, Block{}
+	if !p.open() {
+		return false
+	}
+	var seen keySet
+	for ok := true; ok; {
+		switch p.member(&seen) {
+		case keyEnd:
+			return true
+		case keyType:
+			ok = p.stringInto(&b.Type)
+		case keyText:
+			ok = p.stringInto(&b.Text)
+		case keyCallID:
+			ok = p.stringInto(&b.CallID)
+		case keyName:
+			ok = p.stringInto(&b.Name)
+		case keyArguments:
+			ok = p.stringInto(&b.Arguments)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func (p *eventParser) toolError(te *ToolError) bool {
+	start := p.i
+	if p.lit(`{"name":`) && p.stringInto(&te.Name) && p.lit(`,"code":`) && p.stringInto(&te.Code) &&
+		p.lit(`,"message":`) && p.stringInto(&te.Message) && p.lit(`}`) {
+		return true
+	}
+	p.i, *te = start, ToolError{}
+	if !p.open() {
+		return false
+	}
+	var seen keySet
+	for ok := true; ok; {
+		switch p.member(&seen) {
+		case keyEnd:
+			return true
+		case keyName:
+			ok = p.stringInto(&te.Name)
+		case keyCode:
+			ok = p.stringInto(&te.Code)
+		case keyMessage:
+			ok = p.stringInto(&te.Message)
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func (p *eventParser) failure(f *Failure) bool {
+	start := p.i
+	ok := p.lit(`{"code":`) && p.stringInto(&f.Code) && p.lit(`,"message":`) && p.stringInto(&f.Message) &&
+		(!p.lit(`,"status":`) || p.intInto(&f.Status)) &&
+		(!p.lit(`,"providerRetryAfterMs":`) || p.floatInto(&f.ProviderRetryAfterMs)) &&
+		(!p.lit(`,"requestId":`) || p.stringInto(&f.RequestID))
+	if ok && p.lit(`}`) {
+		return true
+	}
+	p.i, *f = start, Failure{}
+	if !p.open() {
+		return false
+	}
+	var seen keySet
+	for ok := true; ok; {
+		switch p.member(&seen) {
+		case keyEnd:
+			return true
+		case keyCode:
+			ok = p.stringInto(&f.Code)
+		case keyMessage:
+			ok = p.stringInto(&f.Message)
+		case keyStatus:
+			ok = p.intInto(&f.Status)
+		case keyProviderRetryAfterMs:
+			ok = p.floatInto(&f.ProviderRetryAfterMs)
+		case keyRequestID:
+			ok = p.stringInto(&f.RequestID)
+		default:
+			return false
+		}
+	}
+	return false
+}
