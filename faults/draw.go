@@ -105,11 +105,12 @@ type drawer struct {
 
 // perm is rng.Perm(n) into d.order, without a new slice: the same draws, the same
 // permutation (math/rand's own algorithm, which Go 1 keeps as it is). Each step draws
-// rng.Intn(i+1) by that algorithm too (Intn through Int31n): a power of two masks, any other
-// bound takes the draw modulo the bound unless it lies past the bound's last whole run of
-// values. perm does it inline, 20 times an answer, with the bound from a table (intnBounds):
-// rand.Intn's two calls and its checks were about 6,000 instructions a plan, a call to a
-// drawer method of its own and its division about 3,000.
+// rng.Intn(i+1) by that algorithm too (Intn through Int31n): the draw modulo the bound, unless
+// it lies past the bound's last whole run of values. (For a power of two Int31n masks, which
+// for a draw in [0, 1<<31) is the same as the modulo, and no draw lies past the bound.) perm
+// does it inline, 20 times an answer, with the bound from a table (intnBounds): rand.Intn's two
+// calls and its checks were about 6,000 instructions a plan, a drawer method of its own that
+// divided to find the bound about 5,000.
 func (d *drawer) perm(n int) []int {
 	var m []int
 	if n <= len(d.order) {
@@ -118,38 +119,34 @@ func (d *drawer) perm(n int) []int {
 		m = make([]int, n)
 	}
 	for i := range n {
-		bound := int32(i + 1)
-		v := int32(d.rng.Int63() >> 32)
-		var j int
-		switch {
-		case bound&(bound-1) == 0:
-			j = int(v & (bound - 1))
-		case int(bound) < len(intnBounds) && v <= intnBounds[bound]:
-			j = int(v % bound)
-		default:
-			j = d.intnRejecting(bound, v)
+		bound := uint32(i + 1)
+		v := uint32(d.rng.Int63() >> 32) // Int31: in [0, 1<<31)
+		if int(bound) >= len(intnBounds) || v > intnBounds[bound] {
+			v = d.intnRejecting(bound, v)
 		}
+		j := v % bound
 		m[i] = m[j]
 		m[j] = i
 	}
 	return m
 }
 
-// intnRejecting finishes perm's Int31n(n32) for a bound past the table or a first draw v past
-// the bound: it draws again while the draw is in the last, partial run of n32 values.
-func (d *drawer) intnRejecting(n32, v int32) int {
-	highest := int32((1 << 31) - 1 - (1<<31)%uint32(n32))
+// intnRejecting finishes perm's Int31n(n) for a bound past the table or a first draw v past the
+// bound: it draws again while the draw lies in the last, partial run of n values.
+func (d *drawer) intnRejecting(n, v uint32) uint32 {
+	highest := uint32((1 << 31) - 1 - (1<<31)%n)
 	for v > highest {
-		v = int32(d.rng.Int63() >> 32)
+		v = uint32(d.rng.Int63() >> 32)
 	}
-	return int(v % n32)
+	return v
 }
 
-// intnBounds[n] is Int31n's rejection bound for n: the largest value v may take, the end of the
-// last whole run of n values in [0, 1<<31). Enough of them for perm's bounds, 1 to faultCount.
-var intnBounds = func() (bounds [faultCount + 1]int32) {
+// intnBounds[n] is Int31n's rejection bound for n: the largest value a draw may take, the end
+// of the last whole run of n values in [0, 1<<31) (all of them, for a power of two). Enough of
+// them for perm's bounds, 1 to faultCount.
+var intnBounds = func() (bounds [faultCount + 1]uint32) {
 	for n := 1; n < len(bounds); n++ {
-		bounds[n] = int32((1 << 31) - 1 - (1<<31)%uint32(n))
+		bounds[n] = uint32((1 << 31) - 1 - (1<<31)%uint32(n))
 	}
 	return bounds
 }()
