@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand"
 	"slices"
-	"strconv"
 
 	"github.com/turnsim/turnsim/harness"
 )
@@ -501,10 +500,13 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 		return 1 + int(d.rng.Float64()*rate*8)
 	}
 	sends := 1
-	for _, s := range []struct{ fault, kind string }{{Followup, ActFollowup}, {Steer, ActSteer}, {Inject, ActInject}} {
+	for _, s := range []struct {
+		fault, kind string
+		text        sendKind
+	}{{Followup, ActFollowup, sendFollowup}, {Steer, ActSteer, sendSteer}, {Inject, ActInject, sendInject}} {
 		for range count(s.fault) {
 			sends++
-			actions = append(actions, Action{AtMs: at(), Kind: s.kind, Text: s.kind + " " + strconv.Itoa(sends), Fault: s.fault})
+			actions = append(actions, Action{AtMs: at(), Kind: s.kind, Text: sendText(s.text, sends), Fault: s.fault})
 		}
 	}
 	for _, c := range []struct{ fault, cause string }{{CancelUser, harness.CauseUser}, {CancelParent, harness.CauseParent}, {CancelHook, harness.CauseHook}} {
@@ -550,10 +552,10 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 		switch d.rng.Intn(4) {
 		case 0:
 			sends++
-			a.Then, a.Text = ActFollowup, "observer followup "+strconv.Itoa(sends)
+			a.Then, a.Text = ActFollowup, sendText(sendObserverFollowup, sends)
 		case 1:
 			sends++
-			a.Then, a.Text = ActSteer, "observer steer "+strconv.Itoa(sends)
+			a.Then, a.Text = ActSteer, sendText(sendObserverSteer, sends)
 		case 2:
 			a.Then, a.Cause, a.KeepInbox = ActCancel, harness.CauseUser, d.rng.Float64() < 0.5
 		default:
@@ -564,8 +566,9 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	for range count(SendCancelRace) {
 		atMs := at()
 		sends++
-		kind := []string{ActSteer, ActFollowup}[d.rng.Intn(2)]
-		send := Action{AtMs: atMs, Kind: kind, Text: "racing " + kind + " " + strconv.Itoa(sends), Fault: SendCancelRace, Concurrent: true}
+		which := d.rng.Intn(2)
+		kind, text := []string{ActSteer, ActFollowup}[which], []sendKind{sendRacingSteer, sendRacingFollowup}[which]
+		send := Action{AtMs: atMs, Kind: kind, Text: sendText(text, sends), Fault: SendCancelRace, Concurrent: true}
 		cancel := Action{AtMs: atMs, Kind: ActCancel, Cause: harness.CauseUser, Fault: SendCancelRace, Concurrent: true}
 		if d.rng.Float64() < 0.5 {
 			send, cancel = cancel, send // the scheduler interleaves them either way; the order adds to it
