@@ -32,6 +32,9 @@ type planProvider struct {
 	logLen func() int64
 	// streams is room for the next requests' streams (newStream).
 	streams []planStream
+	// messages is the last request's record of its conversation, with room to grow
+	// (requestMessages).
+	messages []properties.RequestMessage
 }
 
 // streamsBuffered is how many streams newStream makes room for at a time: a schedule of the
@@ -67,7 +70,7 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 	p.served++
 	record := properties.Request{
 		Turn: request.Turn, Step: request.Step, Attempt: request.Attempt,
-		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault, Messages: requestMessages(request.Messages),
+		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault, Messages: p.requestMessages(request.Messages),
 	}
 	switch {
 	case answer.Goexit: // no answer at all: the goroutine ends (Request.Goexit)
