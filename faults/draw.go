@@ -595,8 +595,8 @@ func sortedByTime(actions []Action) []Action {
 	}
 	var buf [actionsBuffered]key
 	keys := buf[:0]
-	for i, a := range actions {
-		keys = append(keys, key{a.AtMs, i})
+	for i := range actions { // by index: a range value would copy each 184-byte Action
+		keys = append(keys, key{actions[i].AtMs, i})
 	}
 	if len(keys) <= actionsBuffered {
 		// an insertion sort, stable: for a plan's few actions, cheaper than calling a comparison
