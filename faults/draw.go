@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand"
 	"slices"
-	"strconv"
 
 	"github.com/turnsim/turnsim/harness"
 )
@@ -27,8 +26,14 @@ func (s Swarm) Enabled() []string {
 	return names
 }
 
-// catalogueNames is Names(), made once: DrawSwarm reads it for every seed of the default mix.
-var catalogueNames = Names()
+// allPositions is every catalogue position in order: the default mix's faults, no list to build
+// per seed.
+var allPositions = func() (at [faultCount]int) {
+	for i := range at {
+		at[i] = i
+	}
+	return at
+}()
 
 // DrawSwarm switches each allowed fault on with probability one half, at a rate drawn from
 // [0.05, 0.5]; at least one fault is always on. allowed nil means the whole catalogue.
@@ -43,37 +48,31 @@ func DrawSchedule(rng *rand.Rand, allowed []string) (Swarm, Plan) {
 	return d.swarm, d.drawPlan()
 }
 
-// drawSwarm is DrawSwarm, each fault switched on also set in rates unless rates is nil.
+// drawSwarm is DrawSwarm, each fault switched on also set in rates unless rates is nil. It
+// works by catalogue position, which is the table's: finding each name's position again was
+// about 800 instructions a schedule.
 func drawSwarm(rng *rand.Rand, allowed []string, rates *swarmRates) Swarm {
-	ordered := catalogueNames // the default mix: no list to build per seed
+	at := allPositions[:]
 	if allowed != nil {
-		ordered = make([]string, 0, len(catalogue))
-		for _, f := range catalogue {
+		at = make([]int, 0, len(catalogue))
+		for i, f := range catalogue {
 			if slices.Contains(allowed, f.Name) {
-				ordered = append(ordered, f.Name)
+				at = append(at, i)
 			}
 		}
 	}
 	// Room for two thirds of the faults: about half are switched on, more than two thirds in 1.4%
 	// of the default mix's seeds (the map then grows once). Room for all of them was twice the
 	// memory, 1.8 KB a seed.
-	swarm := make(Swarm, len(ordered)*2/3)
-	for _, name := range ordered {
+	swarm := make(Swarm, len(at)*2/3)
+	for _, i := range at {
 		if rng.Float64() < 0.5 {
-			rate := drawRate(rng)
-			swarm[name] = rate
-			if rates != nil {
-				rates.set(name, rate)
-			}
+			rates.switchOn(swarm, i, drawRate(rng))
 		}
 	}
-	if len(swarm) == 0 && len(ordered) > 0 {
-		name := ordered[rng.Intn(len(ordered))]
-		rate := drawRate(rng)
-		swarm[name] = rate
-		if rates != nil {
-			rates.set(name, rate)
-		}
+	if len(swarm) == 0 && len(at) > 0 {
+		i := at[rng.Intn(len(at))]
+		rates.switchOn(swarm, i, drawRate(rng))
 	}
 	return swarm
 }
@@ -105,11 +104,12 @@ type drawer struct {
 
 // perm is rng.Perm(n) into d.order, without a new slice: the same draws, the same
 // permutation (math/rand's own algorithm, which Go 1 keeps as it is). Each step draws
-// rng.Intn(i+1) by that algorithm too (Intn through Int31n): a power of two masks, any other
-// bound takes the draw modulo the bound unless it lies past the bound's last whole run of
-// values. perm does it inline, 20 times an answer, with the bound from a table (intnBounds):
-// rand.Intn's two calls and its checks were about 6,000 instructions a plan, a call to a
-// drawer method of its own and its division about 3,000.
+// rng.Intn(i+1) by that algorithm too (Intn through Int31n): the draw modulo the bound, unless
+// it lies past the bound's last whole run of values. (For a power of two Int31n masks, which
+// for a draw in [0, 1<<31) is the same as the modulo, and no draw lies past the bound.) perm
+// does it inline, 20 times an answer, with the bound from a table (intnBounds): rand.Intn's two
+// calls and its checks were about 6,000 instructions a plan, a drawer method of its own that
+// divided to find the bound about 5,000.
 func (d *drawer) perm(n int) []int {
 	var m []int
 	if n <= len(d.order) {
@@ -118,38 +118,34 @@ func (d *drawer) perm(n int) []int {
 		m = make([]int, n)
 	}
 	for i := range n {
-		bound := int32(i + 1)
-		v := int32(d.rng.Int63() >> 32)
-		var j int
-		switch {
-		case bound&(bound-1) == 0:
-			j = int(v & (bound - 1))
-		case int(bound) < len(intnBounds) && v <= intnBounds[bound]:
-			j = int(v % bound)
-		default:
-			j = d.intnRejecting(bound, v)
+		bound := uint32(i + 1)
+		v := uint32(d.rng.Int63() >> 32) // Int31: in [0, 1<<31)
+		if int(bound) >= len(intnBounds) || v > intnBounds[bound] {
+			v = d.intnRejecting(bound, v)
 		}
+		j := v % bound
 		m[i] = m[j]
 		m[j] = i
 	}
 	return m
 }
 
-// intnRejecting finishes perm's Int31n(n32) for a bound past the table or a first draw v past
-// the bound: it draws again while the draw is in the last, partial run of n32 values.
-func (d *drawer) intnRejecting(n32, v int32) int {
-	highest := int32((1 << 31) - 1 - (1<<31)%uint32(n32))
+// intnRejecting finishes perm's Int31n(n) for a bound past the table or a first draw v past the
+// bound: it draws again while the draw lies in the last, partial run of n values.
+func (d *drawer) intnRejecting(n, v uint32) uint32 {
+	highest := uint32((1 << 31) - 1 - (1<<31)%n)
 	for v > highest {
-		v = int32(d.rng.Int63() >> 32)
+		v = uint32(d.rng.Int63() >> 32)
 	}
-	return int(v % n32)
+	return v
 }
 
-// intnBounds[n] is Int31n's rejection bound for n: the largest value v may take, the end of the
-// last whole run of n values in [0, 1<<31). Enough of them for perm's bounds, 1 to faultCount.
-var intnBounds = func() (bounds [faultCount + 1]int32) {
+// intnBounds[n] is Int31n's rejection bound for n: the largest value a draw may take, the end
+// of the last whole run of n values in [0, 1<<31) (all of them, for a power of two). Enough of
+// them for perm's bounds, 1 to faultCount.
+var intnBounds = func() (bounds [faultCount + 1]uint32) {
 	for n := 1; n < len(bounds); n++ {
-		bounds[n] = int32((1 << 31) - 1 - (1<<31)%uint32(n))
+		bounds[n] = uint32((1 << 31) - 1 - (1<<31)%uint32(n))
 	}
 	return bounds
 }()
@@ -166,7 +162,11 @@ func (d *drawer) on(fault string) bool {
 
 // onAt is on for the fault at catalogue position i: the table directly, not through rate (on is
 // asked about 290 times a plan).
-func (d *drawer) onAt(i int) bool { return d.rates.on[i] && d.rng.Float64() < d.rates.rate[i] }
+func (d *drawer) onAt(i int) bool { return d.rates.on[i] && d.strikes(d.rates.rate[i]) }
+
+// strikes draws whether a fault on at rate strikes. Apart from onAt, so that onAt inlines: a
+// fault that is off costs no call.
+func (d *drawer) strikes(rate float64) bool { return d.rng.Float64() < rate }
 
 func (d *drawer) between(low, high int64) int64 { return low + d.rng.Int63n(high-low+1) }
 
@@ -299,8 +299,10 @@ func (d *drawer) drawAnswer() Answer {
 	order := d.perm(len(providerFaults))
 	for _, i := range order {
 		// By catalogue position (providerFaultIndex), not by name: on(fault) without finding
-		// the name's position again, 19 times an answer.
-		if d.onAt(providerFaultIndex[i]) {
+		// the name's position again, 20 times an answer. And onAt written out, its draw
+		// included: a call for the draw each time (the compiler does not inline Float64's
+		// loop) was about 1,100 instructions a plan.
+		if at := providerFaultIndex[i]; d.rates.on[at] && d.rng.Float64() < d.rates.rate[at] {
 			return d.shape(providerFaults[i])
 		}
 	}
@@ -504,10 +506,13 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 		return 1 + int(d.rng.Float64()*rate*8)
 	}
 	sends := 1
-	for _, s := range []struct{ fault, kind string }{{Followup, ActFollowup}, {Steer, ActSteer}, {Inject, ActInject}} {
+	for _, s := range []struct {
+		fault, kind string
+		text        sendKind
+	}{{Followup, ActFollowup, sendFollowup}, {Steer, ActSteer, sendSteer}, {Inject, ActInject, sendInject}} {
 		for range count(s.fault) {
 			sends++
-			actions = append(actions, Action{AtMs: at(), Kind: s.kind, Text: s.kind + " " + strconv.Itoa(sends), Fault: s.fault})
+			actions = append(actions, Action{AtMs: at(), Kind: s.kind, Text: sendText(s.text, sends), Fault: s.fault})
 		}
 	}
 	for _, c := range []struct{ fault, cause string }{{CancelUser, harness.CauseUser}, {CancelParent, harness.CauseParent}, {CancelHook, harness.CauseHook}} {
@@ -553,10 +558,10 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 		switch d.rng.Intn(4) {
 		case 0:
 			sends++
-			a.Then, a.Text = ActFollowup, "observer followup "+strconv.Itoa(sends)
+			a.Then, a.Text = ActFollowup, sendText(sendObserverFollowup, sends)
 		case 1:
 			sends++
-			a.Then, a.Text = ActSteer, "observer steer "+strconv.Itoa(sends)
+			a.Then, a.Text = ActSteer, sendText(sendObserverSteer, sends)
 		case 2:
 			a.Then, a.Cause, a.KeepInbox = ActCancel, harness.CauseUser, d.rng.Float64() < 0.5
 		default:
@@ -567,8 +572,9 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	for range count(SendCancelRace) {
 		atMs := at()
 		sends++
-		kind := []string{ActSteer, ActFollowup}[d.rng.Intn(2)]
-		send := Action{AtMs: atMs, Kind: kind, Text: "racing " + kind + " " + strconv.Itoa(sends), Fault: SendCancelRace, Concurrent: true}
+		which := d.rng.Intn(2)
+		kind, text := []string{ActSteer, ActFollowup}[which], []sendKind{sendRacingSteer, sendRacingFollowup}[which]
+		send := Action{AtMs: atMs, Kind: kind, Text: sendText(text, sends), Fault: SendCancelRace, Concurrent: true}
 		cancel := Action{AtMs: atMs, Kind: ActCancel, Cause: harness.CauseUser, Fault: SendCancelRace, Concurrent: true}
 		if d.rng.Float64() < 0.5 {
 			send, cancel = cancel, send // the scheduler interleaves them either way; the order adds to it
@@ -595,8 +601,8 @@ func sortedByTime(actions []Action) []Action {
 	}
 	var buf [actionsBuffered]key
 	keys := buf[:0]
-	for i, a := range actions {
-		keys = append(keys, key{a.AtMs, i})
+	for i := range actions { // by index: a range value would copy each 184-byte Action
+		keys = append(keys, key{actions[i].AtMs, i})
 	}
 	if len(keys) <= actionsBuffered {
 		// an insertion sort, stable: for a plan's few actions, cheaper than calling a comparison

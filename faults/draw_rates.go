@@ -20,6 +20,15 @@ func (r *swarmRates) fill(swarm Swarm) {
 	}
 }
 
+// switchOn switches the fault at catalogue position i on at rate, in swarm and, unless r is nil
+// (DrawSwarm alone), in r.
+func (r *swarmRates) switchOn(swarm Swarm, i int, rate float64) {
+	swarm[catalogue[i].Name] = rate
+	if r != nil {
+		r.on[i], r.rate[i] = true, rate
+	}
+}
+
 // set puts a fault switched on at rate in the table: nothing for a name outside the catalogue
 // (rate looks it up in the swarm itself).
 func (r *swarmRates) set(name string, rate float64) {

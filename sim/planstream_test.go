@@ -11,6 +11,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim/sched"
 )
 
@@ -86,5 +87,71 @@ func TestStreamIgnoringCancelKeepsTalking(t *testing.T) {
 func TestPartTextIsSprintf(t *testing.T) {
 	for n := -1; n <= len(partTexts)+2; n++ {
 		assert.Equal(t, fmt.Sprintf("part %d ", n), partText(n))
+	}
+}
+
+// wholeRequestMessages is requestMessages as it was, every record built whole: the reference.
+func wholeRequestMessages(entries []harness.Entry) []properties.RequestMessage {
+	out := make([]properties.RequestMessage, len(entries))
+	for i, e := range entries {
+		out[i] = properties.RequestMessage{Role: e.Role}
+		switch e.Role {
+		case harness.RoleAssistant:
+			for _, b := range e.Blocks {
+				if b.Type == harness.BlockToolCall {
+					out[i].CallIDs = append(out[i].CallIDs, b.CallID)
+				}
+			}
+		case harness.RoleTool:
+			out[i].ResultFor = e.CallID
+		case harness.RoleUser:
+			out[i].Text = e.Text
+		}
+	}
+	return out
+}
+
+// The records requestMessages shares between requests are the records built whole, whatever
+// the conversations do (grow, repeat for a retry, shrink in a compaction, change an entry), and
+// an append to one record never changes another.
+func TestRequestMessagesAreBuiltWhole(t *testing.T) {
+	user := func(text string) harness.Entry { return harness.Entry{Role: harness.RoleUser, Text: text} }
+	asks := func(ids ...string) harness.Entry {
+		e := harness.Entry{Role: harness.RoleAssistant, Blocks: []harness.Block{{Type: harness.BlockText, Text: "thinking"}}}
+		for _, id := range ids {
+			e.Blocks = append(e.Blocks, harness.Block{Type: harness.BlockToolCall, CallID: id})
+		}
+		return e
+	}
+	result := func(id string) harness.Entry { return harness.Entry{Role: harness.RoleTool, CallID: id} }
+	base := []harness.Entry{user("task 1"), asks("call-1-1", "call-1-2"), result("call-1-1"), result("call-1-2")}
+	long := append(append([]harness.Entry{}, base...), asks(), user("steer 2"), asks("call-3-1"), result("call-3-1"),
+		user("followup 3"), asks(), user("inject 4"), asks("call-5-1", "call-5-2", "call-5-3"))
+	conversations := [][]harness.Entry{
+		base[:1], base[:1], base[:2], base, base, long[:7], long, long,
+		{user("compacted"), asks()}, // shrunk and changed
+		{user("compacted"), asks(), user("followup 3")},
+		{user("compacted"), asks("call-9-1"), user("followup 3")}, // an entry's calls changed
+		{user("compacted"), asks("call-9-1"), result("call-9-2")},
+		{user("compacted"), asks("call-9-1"), result("call-9-3")},              // a result changed
+		{user("compacted"), asks("call-9-4"), result("call-9-3")},              // a call's id changed
+		{user("compacted again"), asks("call-9-4"), result("call-9-3")},        // a user's text changed
+		{user("compacted"), {Role: harness.RoleAssistant}, result("call-9-2")}, // calls dropped
+		{user(""), asks("call-9-4", "call-9-5")}, {user(""), asks("call-9-4")}, // a call fewer
+		{user("")}, {result(""), asks()}, // another role, no text, no id
+		{}, base[:1], {user("task 2")}, long,
+	}
+	p := &planProvider{}
+	var got, want [][]properties.RequestMessage
+	for _, c := range conversations {
+		got = append(got, p.requestMessages(c))
+		want = append(want, wholeRequestMessages(c))
+	}
+	for i := range got {
+		_ = append(got[i], properties.RequestMessage{Role: "scribble"}) // must not reach another record
+	}
+	for i := range got {
+		require.Equal(t, want[i], got[i], "conversation %d", i)
+		require.Equal(t, len(got[i]), cap(got[i]), "conversation %d: a record's capacity is its length", i)
 	}
 }

@@ -32,6 +32,9 @@ type planProvider struct {
 	logLen func() int64
 	// streams is room for the next requests' streams (newStream).
 	streams []planStream
+	// messages is the last request's record of its conversation, with room to grow
+	// (requestMessages).
+	messages []properties.RequestMessage
 }
 
 // streamsBuffered is how many streams newStream makes room for at a time: a schedule of the
@@ -39,7 +42,7 @@ type planProvider struct {
 const streamsBuffered = 4
 
 // newStream is a new stream, cut from p.streams: one allocation for a few requests instead of
-// one each. Streams are never reused; a stream held keeps its neighbours' 32 bytes each alive.
+// one each. Streams are never reused; a stream held keeps its neighbours' 48 bytes each alive.
 func (p *planProvider) newStream(answer *faults.Answer, index int) *planStream {
 	if len(p.streams) == 0 {
 		p.streams = make([]planStream, streamsBuffered)
@@ -67,7 +70,7 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 	p.served++
 	record := properties.Request{
 		Turn: request.Turn, Step: request.Step, Attempt: request.Attempt,
-		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault, Messages: requestMessages(request.Messages),
+		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault, Messages: p.requestMessages(request.Messages),
 	}
 	switch {
 	case answer.Goexit: // no answer at all: the goroutine ends (Request.Goexit)
@@ -89,14 +92,14 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 	p.tracer.mu.Unlock()
 	stream := p.newStream(answer, index)
 	if answer.Goexit && answer.Chunks == 0 {
-		if err := p.runtime.Sleep(ms(answer.ChunkDelayMs), ctx); err != nil {
+		if err := stream.sleep(ms(answer.ChunkDelayMs), ctx); err != nil {
 			stream.ended()
 			return nil, err
 		}
 		stream.goexit() // Stream itself never returns
 	}
 	if answer.NilStream {
-		err := p.runtime.Sleep(ms(answer.ChunkDelayMs), ctx)
+		err := stream.sleep(ms(answer.ChunkDelayMs), ctx)
 		stream.ended()
 		if err != nil {
 			return nil, err
@@ -118,6 +121,18 @@ type planStream struct {
 	answer *faults.Answer
 	index  int
 	next   int
+	// cancel is sleep's argument list: its own, so a sleep allocates none.
+	cancel [1]context.Context
+}
+
+// sleep waits d, ended by ctx. A variadic call through the Runtime interface made a slice for
+// ctx on the heap, every chunk; the stream's own array serves instead, for the one sleep at a
+// time its one reader makes (no Runtime keeps the list past the call).
+func (s *planStream) sleep(d time.Duration, ctx context.Context) error {
+	s.cancel[0] = ctx
+	err := s.provider.runtime.Sleep(d, s.cancel[:]...)
+	s.cancel[0] = nil
+	return err
 }
 
 func (s *planStream) Next(ctx context.Context) (harness.Chunk, error) {
@@ -163,19 +178,19 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 	s.next++
 	switch {
 	case a.Goexit && i < a.Chunks:
-		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+		if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
 		return harness.Chunk{Kind: harness.ChunkText, Text: partText(i + 1)}, nil
 	case a.Goexit && i == a.Chunks:
-		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+		if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
 		s.goexit() // Next never returns
 	case a.Goexit:
 		return harness.Chunk{}, io.EOF
 	case i < a.Chunks:
-		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+		if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
 		if i == 0 && a.Fault == faults.SlowStream {
@@ -183,7 +198,7 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 		}
 		return harness.Chunk{Kind: harness.ChunkText, Text: partText(i + 1)}, nil
 	case a.Fail != nil && i == a.Chunks:
-		if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+		if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
 		s.provider.tracer.strike(a.Fault)
@@ -195,7 +210,7 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 	case i == a.Chunks+len(a.Calls):
 		if a.Chunks == 0 && len(a.Calls) == 0 {
 			// An empty answer: it takes its time, then finishes with nothing in it.
-			if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+			if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
 				return harness.Chunk{}, err
 			}
 		}

@@ -58,7 +58,8 @@ func deriveSeed(seed int64, stream uint64) int64 { return splitmix.Derive(seed, 
 // the whole catalogue), as simrun's -faults flag does.
 func NewSchedule(seed int64, allowed []string) Schedule {
 	// DrawSwarm, then DrawPlan: in one call, which spares DrawPlan reading the swarm back.
-	swarm, plan := faults.DrawSchedule(faults.NewRand(deriveSeed(seed, streamPlan)), allowed)
+	rng := faults.NewRand(deriveSeed(seed, streamPlan))
+	swarm, plan := faults.DrawSchedule(rng, allowed)
 	s := Schedule{
 		Version:  ScheduleVersion,
 		Seed:     seed,
@@ -66,10 +67,12 @@ func NewSchedule(seed int64, allowed []string) Schedule {
 		Swarm:    swarm,
 		Plan:     plan,
 	}
-	// The strategy comes from its own stream, so switching it never changes the plan.
-	strategy := faults.NewRand(deriveSeed(seed, streamStrategy))
-	if strategy.Float64() < pctShare {
-		s.Strategy, s.Depth = StrategyPCT, 1+strategy.Intn(pctDepthMax)
+	// The strategy comes from its own stream, so switching it never changes the plan. Seeding the
+	// plan's source anew starts that stream as faults.NewRand of its seed would (SplitMix64's
+	// state is its seed), without two more allocations.
+	rng.Seed(deriveSeed(seed, streamStrategy))
+	if rng.Float64() < pctShare {
+		s.Strategy, s.Depth = StrategyPCT, 1+rng.Intn(pctDepthMax)
 	}
 	return s
 }
