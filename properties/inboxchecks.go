@@ -6,18 +6,45 @@ import (
 	"github.com/turnsim/turnsim/harness"
 )
 
-// replayedInbox is the inbox rebuilt from the log: the two lanes, oldest first.
-type replayedInbox struct {
-	lanes map[harness.Lane][]string
-	kinds map[string]harness.MessageKind
+// inboxLanes is the inbox rebuilt from the log: the two lanes, oldest first, and any other lane
+// a broken log names (kept apart, so a claim from it is judged against it). The two lanes are
+// fields, not a map's entries: inbox-replays reads the next-step lane at every event.
+type inboxLanes struct {
+	nextTurn, nextStep []string
+	others             []otherLane
 }
 
-func (b *replayedInbox) remove(lane harness.Lane, id string) bool {
-	i := slices.Index(b.lanes[lane], id)
+// otherLane is a lane that is neither of the two, and its messages.
+type otherLane struct {
+	lane harness.Lane
+	ids  []string
+}
+
+// of returns lane's messages, for reading and appending; an unknown lane starts empty.
+func (b *inboxLanes) of(lane harness.Lane) *[]string {
+	switch lane {
+	case harness.LaneNextTurn:
+		return &b.nextTurn
+	case harness.LaneNextStep:
+		return &b.nextStep
+	}
+	for i := range b.others {
+		if b.others[i].lane == lane {
+			return &b.others[i].ids
+		}
+	}
+	b.others = append(b.others, otherLane{lane: lane})
+	return &b.others[len(b.others)-1].ids
+}
+
+// remove takes message id out of lane, reporting whether it was there.
+func (b *inboxLanes) remove(lane harness.Lane, id string) bool {
+	ids := b.of(lane)
+	i := slices.Index(*ids, id)
 	if i < 0 {
 		return false
 	}
-	b.lanes[lane] = slices.Delete(b.lanes[lane], i, i+1)
+	*ids = slices.Delete(*ids, i, i+1)
 	return true
 }
 
@@ -44,20 +71,23 @@ func (x *index) abortedTurnAt(seq int64) (*turnIndex, Cancel, bool) {
 }
 
 func checkInboxReplays(x *index, v *violations) {
-	b := replayedInbox{lanes: map[harness.Lane][]string{}, kinds: map[string]harness.MessageKind{}}
-	said := map[string]bool{}
+	var b inboxLanes
+	var said []string   // the ids of the user/messages so far
 	claimsOpen := false // between a step/start and its first event other than a claim or a send
 	var turn, step, nextTurnClaims int
 	var owed []string // the next-step lane when the step started: all of it is the step's to claim
 	closeClaims := func(e harness.Event) {
+		if !claimsOpen {
+			return
+		}
 		left := 0
 		for _, id := range owed {
-			if slices.Contains(b.lanes[harness.LaneNextStep], id) {
+			if slices.Contains(b.nextStep, id) {
 				left++
 			}
 		}
 		// A cancel that came first keeps (or clears) the inbox: nothing is claimed after it.
-		if claimsOpen && left > 0 && !x.refusedIn(turn, step, harness.TypeInboxClaim) && !x.cancelledIn(turn, e.Seq) {
+		if left > 0 && !x.refusedIn(turn, step, harness.TypeInboxClaim) && !x.cancelledIn(turn, e.Seq) {
 			v.add(e.Seq, e.Time, "turn %d step %d left %d message(s) in the next-step lane unclaimed", turn, step, left)
 		}
 		claimsOpen = false
@@ -72,9 +102,9 @@ func checkInboxReplays(x *index, v *violations) {
 		}
 		switch d := e.Data.(type) {
 		case harness.UserMessage:
-			said[d.Message.ID] = true
+			said = append(said, d.Message.ID)
 		case harness.InboxPush:
-			if !said[d.MessageID] {
+			if !saidBefore(said, d.MessageID) {
 				v.add(e.Seq, e.Time, "message %s pushed without its user/message", d.MessageID)
 			}
 			want := harness.LaneNextStep
@@ -91,15 +121,15 @@ func checkInboxReplays(x *index, v *violations) {
 			if d.Lane != want && (x.run.Traced || d.Kind != harness.KindSteer) { // a log alone cannot tell when a turn was cancelled
 				v.add(e.Seq, e.Time, "a %s was pushed to the %s lane, not %s", d.Kind, d.Lane, want)
 			}
-			b.lanes[d.Lane] = append(b.lanes[d.Lane], d.MessageID)
-			b.kinds[d.MessageID] = d.Kind
+			lane := b.of(d.Lane)
+			*lane = append(*lane, d.MessageID)
 		case harness.StepStart:
 			turn, step, nextTurnClaims, claimsOpen = d.Turn, d.Step, 0, true
-			owed = slices.Clone(b.lanes[harness.LaneNextStep])
+			owed = append(owed[:0], b.nextStep...) // the last step's are no longer read
 		case harness.InboxClaim:
 			if d.Lane == harness.LaneNextTurn {
 				nextTurnClaims++
-				if d.Step > 1 || nextTurnClaims > 1 || (len(b.lanes[d.Lane]) > 0 && b.lanes[d.Lane][0] != d.MessageID) {
+				if d.Step > 1 || nextTurnClaims > 1 || (len(b.nextTurn) > 0 && b.nextTurn[0] != d.MessageID) {
 					v.add(e.Seq, e.Time, "turn %d step %d claimed next-turn message %s: only a turn's first step takes one, the oldest", d.Turn, d.Step, d.MessageID)
 				}
 			}
@@ -113,11 +143,22 @@ func checkInboxReplays(x *index, v *violations) {
 		case harness.TurnEnd:
 			// In the simulator nothing runs between the turn's last look at the lane and its end;
 			// on real goroutines a send may land in between, so a log alone is not held to it.
-			if (d.Reason.Kind == harness.EndCompleted || d.Reason.Kind == harness.EndMaxTokens) && len(b.lanes[harness.LaneNextStep]) > 0 && x.run.Traced {
-				v.add(e.Seq, e.Time, "turn %d ended %s with %d message(s) waiting in the next-step lane", d.Turn, d.Reason.Kind, len(b.lanes[harness.LaneNextStep]))
+			if (d.Reason.Kind == harness.EndCompleted || d.Reason.Kind == harness.EndMaxTokens) && len(b.nextStep) > 0 && x.run.Traced {
+				v.add(e.Seq, e.Time, "turn %d ended %s with %d message(s) waiting in the next-step lane", d.Turn, d.Reason.Kind, len(b.nextStep))
 			}
 		}
 	}
+}
+
+// saidBefore reports whether id is among the ids of the user/messages said: searched from the
+// newest, since a push follows its own user/message.
+func saidBefore(said []string, id string) bool {
+	for i := len(said) - 1; i >= 0; i-- {
+		if said[i] == id {
+			return true
+		}
+	}
+	return false
 }
 
 // cancelledIn reports whether a cancellation landed in turn n before the event at seq.
@@ -209,18 +250,25 @@ func (x *index) pendingAt(seq int64) int {
 	return len(lanes[0]) + len(lanes[1])
 }
 
-// wakingPushes returns the seqs of followup and steer pushes in (after, before).
-func (x *index) wakingPushes(after, before int64) []int64 {
-	var seqs []int64
+// firstWakingPush returns the seq of the first followup or steer push in (after, before), in
+// log order; ok is false if there is none. (Its callers ask whether one woke the agent, and
+// which to blame: never for the list of them.)
+func (x *index) firstWakingPush(after, before int64) (seq int64, ok bool) {
 	for _, e := range x.run.Log {
 		if e.Seq <= after || e.Seq >= before {
 			continue
 		}
-		if p, ok := e.Data.(harness.InboxPush); ok && p.Kind != harness.KindInject {
-			seqs = append(seqs, e.Seq)
+		if p, isPush := e.Data.(harness.InboxPush); isPush && p.Kind != harness.KindInject {
+			return e.Seq, true
 		}
 	}
-	return seqs
+	return 0, false
+}
+
+// wokenBetween reports whether a followup or steer push lies in (after, before).
+func (x *index) wokenBetween(after, before int64) bool {
+	_, ok := x.firstWakingPush(after, before)
+	return ok
 }
 
 func checkWakeJustified(x *index, v *violations) {
@@ -236,7 +284,7 @@ func checkWakeJustified(x *index, v *violations) {
 			switch {
 			case x.pendingAt(t.startSeq) == 0:
 				v.add(t.startSeq, t.startMs, "turn %d started straight after turn %d with nothing in the inbox", n, prev.number)
-			case prev.end.Reason.Kind == harness.EndError && !x.claimedIn(prev.number) && len(x.wakingPushes(prev.startSeq, t.startSeq)) == 0:
+			case prev.end.Reason.Kind == harness.EndError && !x.claimedIn(prev.number) && !x.wokenBetween(prev.startSeq, t.startSeq):
 				// A turn that failed before taking any message would fail the same way again:
 				// rerunning it unasked is how a refusing store spins the driver.
 				v.add(t.startSeq, t.startMs, "turn %d started straight after turn %d, which failed before taking any message, with no new wake", n, prev.number)
@@ -253,7 +301,7 @@ func checkWakeJustified(x *index, v *violations) {
 				after = c.SeqAt // a waking send after the abort was latched
 			}
 		}
-		if len(x.wakingPushes(after, t.startSeq)) == 0 {
+		if !x.wokenBetween(after, t.startSeq) {
 			v.add(t.startSeq, t.startMs, "turn %d started although no followup or steer woke the agent", n)
 		}
 	}
@@ -289,13 +337,13 @@ func checkLatchedWakeServed(x *index, v *violations) {
 		if len(cancels) == 0 || cancels[0].Kind == harness.CauseDisposed || x.disposedBefore(t.endSeq) {
 			continue
 		}
-		latched := x.wakingPushes(cancels[0].SeqAt, t.endSeq)
-		if len(latched) == 0 || x.pendingAt(t.endSeq+1) == 0 {
+		latchedSeq, latched := x.firstWakingPush(cancels[0].SeqAt, t.endSeq)
+		if !latched || x.pendingAt(t.endSeq+1) == 0 {
 			continue
 		}
 		for _, c := range cancels[1:] {
 			if !c.KeepInbox {
-				latched = nil // a later cancel cleared the inbox and the latch
+				latched = false // a later cancel cleared the inbox and the latch
 			}
 		}
 		// The latch is replayed the moment the aborted turn ends: the next turn starts at that
@@ -306,8 +354,8 @@ func checkLatchedWakeServed(x *index, v *violations) {
 		}
 		// The replay is a wake like any other: if the store refused its turn/start, the work
 		// stays queued and the next wake serves it (agent/error reports the refusal).
-		if len(latched) > 0 && servedAt != t.endMs && !x.crashedAt(t.endMs) && !x.cancelledAt(t.endMs, t.endSeq) && !x.turnStartRefusedAt(t.endMs) {
-			v.add(latched[0], t.endMs, "a waking send during aborted turn %d was latched, but no turn started when it ended though its work is queued", n)
+		if latched && servedAt != t.endMs && !x.crashedAt(t.endMs) && !x.cancelledAt(t.endMs, t.endSeq) && !x.turnStartRefusedAt(t.endMs) {
+			v.add(latchedSeq, t.endMs, "a waking send during aborted turn %d was latched, but no turn started when it ended though its work is queued", n)
 		}
 	}
 }

@@ -13,9 +13,9 @@ import (
 // inbox/clear events that follows SeqAt. A cancel that found the agent down did nothing.
 
 // queuedAt returns the messages queued (pushed, neither claimed nor cleared) once the first
-// seqAt events of the log were written.
+// seqAt events of the log were written. The slice is the index's, reused by the next call.
 func (x *index) queuedAt(seqAt int64) []string {
-	var queued []string
+	queued := x.queued[:0]
 	for _, e := range x.run.Log {
 		if e.Seq > seqAt {
 			break
@@ -29,19 +29,20 @@ func (x *index) queuedAt(seqAt int64) []string {
 			queued = slices.DeleteFunc(queued, func(id string) bool { return id == d.MessageID })
 		}
 	}
+	x.queued = queued
 	return queued
 }
 
-// clearsAfter returns the run of inbox/clear events that follows seqAt.
+// clearsAfter returns the run of inbox/clear events that follows seqAt: a part of the log, for
+// reading only.
 func (x *index) clearsAfter(seqAt int64) []harness.Event {
-	var run []harness.Event
-	for _, e := range x.run.Log[min(int(seqAt), len(x.run.Log)):] {
+	after := x.run.Log[min(int(seqAt), len(x.run.Log)):]
+	for i, e := range after {
 		if e.Type != harness.TypeInboxClear {
-			break
+			return after[:i]
 		}
-		run = append(run, e)
 	}
-	return run
+	return after
 }
 
 // refusedClearsAt counts the inbox/clear appends the store refused at atMs: each leaves its
@@ -60,7 +61,7 @@ func checkInboxClearExact(x *index, v *violations) {
 	if !x.run.Traced {
 		return
 	}
-	explained := map[int64]bool{}
+	var explained map[int64]bool // made at the first clear: most runs have none
 	for _, c := range x.run.Trace.Cancels {
 		if c.Down || c.KeepInbox || c.Kind == pluginEnd || c.Kind == harness.CauseDisposed {
 			continue
@@ -68,6 +69,9 @@ func checkInboxClearExact(x *index, v *violations) {
 		queued := x.queuedAt(c.SeqAt)
 		cleared := 0
 		for _, e := range x.clearsAfter(c.SeqAt) {
+			if explained == nil {
+				explained = map[int64]bool{}
+			}
 			explained[e.Seq] = true
 			id := e.Data.(harness.InboxClear).MessageID
 			if !slices.Contains(queued, id) {
