@@ -31,8 +31,9 @@ func checkConversationWellFormed(x *index, v *violations) {
 		id    string
 		entry int
 	}
-	var waiting []call
-	var answered []string
+	var waitingArray [16]call
+	var answeredArray [16]string
+	waiting, answered := waitingArray[:0], answeredArray[:0]
 	for _, r := range x.run.Trace.Requests {
 		waiting, answered = waiting[:0], answered[:0]
 		for i, m := range r.Messages {

@@ -8,44 +8,59 @@ import (
 
 // inboxLanes is the inbox rebuilt from the log: the two lanes, oldest first, and any other lane
 // a broken log names (kept apart, so a claim from it is judged against it). The two lanes are
-// fields, not a map's entries: inbox-replays reads the next-step lane at every event.
+// an array, not a map's entries: inbox-replays reads the next-step lane at every event. Its
+// methods take and return the inbox by value, so lanes that start in arrays on the caller's
+// stack stay there (a store through a pointer would move them to the heap).
 type inboxLanes struct {
-	nextTurn, nextStep []string
-	others             []otherLane
+	lanes  [2][]string // by laneIndex
+	others map[harness.Lane][]string
 }
 
-// otherLane is a lane that is neither of the two, and its messages.
-type otherLane struct {
-	lane harness.Lane
-	ids  []string
-}
-
-// of returns lane's messages, for reading and appending; an unknown lane starts empty.
-func (b *inboxLanes) of(lane harness.Lane) *[]string {
+// laneIndex is lane's place in inboxLanes.lanes: 0 next-turn, 1 next-step, -1 neither.
+func laneIndex(lane harness.Lane) int {
 	switch lane {
 	case harness.LaneNextTurn:
-		return &b.nextTurn
+		return 0
 	case harness.LaneNextStep:
-		return &b.nextStep
+		return 1
 	}
-	for i := range b.others {
-		if b.others[i].lane == lane {
-			return &b.others[i].ids
-		}
+	return -1
+}
+
+// push appends message id to lane.
+func (b inboxLanes) push(lane harness.Lane, id string) inboxLanes {
+	if i := laneIndex(lane); i >= 0 {
+		b.lanes[i] = append(b.lanes[i], id)
+		return b
 	}
-	b.others = append(b.others, otherLane{lane: lane})
-	return &b.others[len(b.others)-1].ids
+	if b.others == nil {
+		b.others = map[harness.Lane][]string{}
+	}
+	b.others[lane] = append(b.others[lane], id)
+	return b
 }
 
 // remove takes message id out of lane, reporting whether it was there.
-func (b *inboxLanes) remove(lane harness.Lane, id string) bool {
-	ids := b.of(lane)
-	i := slices.Index(*ids, id)
-	if i < 0 {
-		return false
+func (b inboxLanes) remove(lane harness.Lane, id string) (inboxLanes, bool) {
+	var had bool
+	if i := laneIndex(lane); i >= 0 {
+		b.lanes[i], had = withoutFirst(b.lanes[i], id)
+		return b, had
 	}
-	*ids = slices.Delete(*ids, i, i+1)
-	return true
+	if ids, had := withoutFirst(b.others[lane], id); had {
+		b.others[lane] = ids
+		return b, true
+	}
+	return b, false
+}
+
+// withoutFirst returns ids less its first id, and whether it held one.
+func withoutFirst(ids []string, id string) ([]string, bool) {
+	i := slices.Index(ids, id)
+	if i < 0 {
+		return ids, false
+	}
+	return slices.Delete(ids, i, i+1), true
 }
 
 // abortedTurnAt returns the running turn that a cancellation had hit when the event at seq was
@@ -71,18 +86,20 @@ func (x *index) abortedTurnAt(seq int64) (*turnIndex, Cancel, bool) {
 }
 
 func checkInboxReplays(x *index, v *violations) {
-	var b inboxLanes
-	var said []string   // the ids of the user/messages so far
-	claimsOpen := false // between a step/start and its first event other than a claim or a send
+	// The lists start on the stack, in arrays that hold a run's few messages.
+	var nextTurn, nextStep, saidArray, owedArray [16]string
+	b := inboxLanes{lanes: [2][]string{nextTurn[:0], nextStep[:0]}}
+	said := saidArray[:0] // the ids of the user/messages so far
+	claimsOpen := false   // between a step/start and its first event other than a claim or a send
 	var turn, step, nextTurnClaims int
-	var owed []string // the next-step lane when the step started: all of it is the step's to claim
+	owed := owedArray[:0] // the next-step lane when the step started: all of it is the step's to claim
 	closeClaims := func(e harness.Event) {
 		if !claimsOpen {
 			return
 		}
 		left := 0
 		for _, id := range owed {
-			if slices.Contains(b.nextStep, id) {
+			if slices.Contains(b.lanes[1], id) {
 				left++
 			}
 		}
@@ -121,30 +138,31 @@ func checkInboxReplays(x *index, v *violations) {
 			if d.Lane != want && (x.run.Traced || d.Kind != harness.KindSteer) { // a log alone cannot tell when a turn was cancelled
 				v.add(e.Seq, e.Time, "a %s was pushed to the %s lane, not %s", d.Kind, d.Lane, want)
 			}
-			lane := b.of(d.Lane)
-			*lane = append(*lane, d.MessageID)
+			b = b.push(d.Lane, d.MessageID)
 		case harness.StepStart:
 			turn, step, nextTurnClaims, claimsOpen = d.Turn, d.Step, 0, true
-			owed = append(owed[:0], b.nextStep...) // the last step's are no longer read
+			owed = append(owed[:0], b.lanes[1]...) // the last step's are no longer read
 		case harness.InboxClaim:
 			if d.Lane == harness.LaneNextTurn {
 				nextTurnClaims++
-				if d.Step > 1 || nextTurnClaims > 1 || (len(b.nextTurn) > 0 && b.nextTurn[0] != d.MessageID) {
+				if d.Step > 1 || nextTurnClaims > 1 || (len(b.lanes[0]) > 0 && b.lanes[0][0] != d.MessageID) {
 					v.add(e.Seq, e.Time, "turn %d step %d claimed next-turn message %s: only a turn's first step takes one, the oldest", d.Turn, d.Step, d.MessageID)
 				}
 			}
-			if !b.remove(d.Lane, d.MessageID) {
+			var had bool
+			if b, had = b.remove(d.Lane, d.MessageID); !had {
 				v.add(e.Seq, e.Time, "turn %d step %d claimed %s, which is not in the %s lane", d.Turn, d.Step, d.MessageID, d.Lane)
 			}
 		case harness.InboxClear:
-			if !b.remove(d.Lane, d.MessageID) {
+			var had bool
+			if b, had = b.remove(d.Lane, d.MessageID); !had {
 				v.add(e.Seq, e.Time, "cleared %s, which is not in the %s lane", d.MessageID, d.Lane)
 			}
 		case harness.TurnEnd:
 			// In the simulator nothing runs between the turn's last look at the lane and its end;
 			// on real goroutines a send may land in between, so a log alone is not held to it.
-			if (d.Reason.Kind == harness.EndCompleted || d.Reason.Kind == harness.EndMaxTokens) && len(b.nextStep) > 0 && x.run.Traced {
-				v.add(e.Seq, e.Time, "turn %d ended %s with %d message(s) waiting in the next-step lane", d.Turn, d.Reason.Kind, len(b.nextStep))
+			if (d.Reason.Kind == harness.EndCompleted || d.Reason.Kind == harness.EndMaxTokens) && len(b.lanes[1]) > 0 && x.run.Traced {
+				v.add(e.Seq, e.Time, "turn %d ended %s with %d message(s) waiting in the next-step lane", d.Turn, d.Reason.Kind, len(b.lanes[1]))
 			}
 		}
 	}
@@ -209,19 +227,11 @@ func (x *index) closeRefusedAt(n int) (int64, bool) {
 // replayedInbox's pending count after the log's pushes, claims and clears until then. It replays
 // on the index's two reused slices, not a fresh inbox and its two maps, since its callers ask
 // only for the count (wake-justified and latched-wake-served, for each turn). A lane other than
-// the two is not counted, so its pushes and removals are skipped.
+// the two is not counted, so its pushes and removals are skipped. The lanes start on the stack,
+// in arrays that hold a run's few messages.
 func (x *index) pendingAt(seq int64) int {
-	lanes := &x.pendingLanes
-	lanes[0], lanes[1] = lanes[0][:0], lanes[1][:0]
-	laneOf := func(l harness.Lane) *[]string {
-		switch l {
-		case harness.LaneNextTurn:
-			return &lanes[0]
-		case harness.LaneNextStep:
-			return &lanes[1]
-		}
-		return nil
-	}
+	var nextTurn, nextStep [16]string
+	lanes := [2][]string{nextTurn[:0], nextStep[:0]}
 	for _, e := range x.run.Log {
 		if e.Seq >= seq {
 			break
@@ -230,8 +240,8 @@ func (x *index) pendingAt(seq int64) int {
 		var id string
 		switch d := e.Data.(type) {
 		case harness.InboxPush:
-			if l := laneOf(d.Lane); l != nil {
-				*l = append(*l, d.MessageID)
+			if i := laneIndex(d.Lane); i >= 0 {
+				lanes[i] = append(lanes[i], d.MessageID)
 			}
 			continue
 		case harness.InboxClaim:
@@ -241,10 +251,8 @@ func (x *index) pendingAt(seq int64) int {
 		default:
 			continue
 		}
-		if l := laneOf(lane); l != nil {
-			if i := slices.Index(*l, id); i >= 0 {
-				*l = slices.Delete(*l, i, i+1)
-			}
+		if l := laneIndex(lane); l >= 0 {
+			lanes[l], _ = withoutFirst(lanes[l], id)
 		}
 	}
 	return len(lanes[0]) + len(lanes[1])

@@ -13,9 +13,9 @@ import (
 // inbox/clear events that follows SeqAt. A cancel that found the agent down did nothing.
 
 // queuedAt returns the messages queued (pushed, neither claimed nor cleared) once the first
-// seqAt events of the log were written. The slice is the index's, reused by the next call.
-func (x *index) queuedAt(seqAt int64) []string {
-	queued := x.queued[:0]
+// seqAt events of the log were written, appended to queued[:0] (a buffer of the caller's).
+func (x *index) queuedAt(seqAt int64, queued []string) []string {
+	queued = queued[:0]
 	for _, e := range x.run.Log {
 		if e.Seq > seqAt {
 			break
@@ -29,7 +29,6 @@ func (x *index) queuedAt(seqAt int64) []string {
 			queued = slices.DeleteFunc(queued, func(id string) bool { return id == d.MessageID })
 		}
 	}
-	x.queued = queued
 	return queued
 }
 
@@ -61,18 +60,19 @@ func checkInboxClearExact(x *index, v *violations) {
 	if !x.run.Traced {
 		return
 	}
-	var explained map[int64]bool // made at the first clear: most runs have none
+	// The seqs of the clears a cancel explains, and the messages queued at a cancel: a run has
+	// few, kept on the stack.
+	var explainedArray [16]int64
+	var queuedArray [16]string
+	explained, queued := explainedArray[:0], queuedArray[:0]
 	for _, c := range x.run.Trace.Cancels {
 		if c.Down || c.KeepInbox || c.Kind == pluginEnd || c.Kind == harness.CauseDisposed {
 			continue
 		}
-		queued := x.queuedAt(c.SeqAt)
+		queued = x.queuedAt(c.SeqAt, queued)
 		cleared := 0
 		for _, e := range x.clearsAfter(c.SeqAt) {
-			if explained == nil {
-				explained = map[int64]bool{}
-			}
-			explained[e.Seq] = true
+			explained = append(explained, e.Seq)
 			id := e.Data.(harness.InboxClear).MessageID
 			if !slices.Contains(queued, id) {
 				v.add(e.Seq, e.Time, "the %s cancel at +%.3fs cleared %s, which was not queued then", c.Kind, float64(c.AtMs)/1000, id)
@@ -81,11 +81,11 @@ func checkInboxClearExact(x *index, v *violations) {
 			cleared++
 		}
 		if missing := len(queued) - cleared; missing > x.refusedClearsAt(c.AtMs) {
-			v.add(c.SeqAt, c.AtMs, "the %s cancel without keepInbox at +%.3fs left %d of %d queued message(s) uncleared (%v), and the store refused no inbox/clear for them", c.Kind, float64(c.AtMs)/1000, missing, len(queued), queued)
+			v.add(c.SeqAt, c.AtMs, "the %s cancel without keepInbox at +%.3fs left %d of %d queued message(s) uncleared (%v), and the store refused no inbox/clear for them", c.Kind, float64(c.AtMs)/1000, missing, len(queued), slices.Clone(queued))
 		}
 	}
 	for _, e := range x.run.Log {
-		if e.Type == harness.TypeInboxClear && !explained[e.Seq] {
+		if e.Type == harness.TypeInboxClear && !slices.Contains(explained, e.Seq) {
 			d := e.Data.(harness.InboxClear)
 			v.add(e.Seq, e.Time, "inbox/clear of %s (%s lane) follows no cancel without keepInbox: %s", d.MessageID, d.Lane, x.cancelsAtSeq(e.Seq))
 		}

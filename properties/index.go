@@ -23,12 +23,8 @@ type index struct {
 	// brokenAtMs is when the store first refused a step/end or turn/end: from then on a turn stays
 	// open for good (the session is broken: an infrastructure failure); -1 if it never did.
 	brokenAtMs int64
-	// pendingLanes are pendingAt's two lanes, reused from one call to the next.
-	pendingLanes [2][]string
 	// found is Check's collector of violations, for one property after another.
 	found violations
-	// queued is queuedAt's answer, reused from one call to the next.
-	queued []string
 	// runs is runsByCall's answer, worked out on its first call (runsKnown).
 	runs      map[callKey]ToolRun
 	runsKnown bool
