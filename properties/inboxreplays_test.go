@@ -25,7 +25,8 @@ func randomInboxRun(t *rapid.T) *Run {
 		var d harness.EventData
 		switch rapid.IntRange(0, 7).Draw(t, "kind") {
 		case 0:
-			d = harness.UserMessage{Message: harness.Message{ID: ids.Draw(t, "id"), Text: "hi"}}
+			id := ids.Draw(t, "id")
+			d = harness.UserMessage{Message: harness.Message{ID: id, Text: "said " + id}}
 		case 1:
 			d = harness.InboxPush{Lane: lanes.Draw(t, "lane"), Kind: kinds.Draw(t, "kind"), MessageID: ids.Draw(t, "id")}
 		case 2:
@@ -43,7 +44,7 @@ func randomInboxRun(t *rapid.T) *Run {
 		}
 		r.Log = append(r.Log, harness.Event{Seq: int64(i + 1), Type: d.EventType(), Time: int64(i / 3), Data: d})
 	}
-	for range rapid.IntRange(0, 4).Draw(t, "cancels") {
+	for range rapid.IntRange(0, 6).Draw(t, "cancels") {
 		r.Trace.Cancels = append(r.Trace.Cancels, Cancel{
 			AtMs: rapid.Int64Range(0, int64(n/3)).Draw(t, "atMs"), SeqAt: rapid.Int64Range(0, int64(n)).Draw(t, "seqAt"),
 			Kind:      rapid.SampledFrom([]string{harness.CauseUser, harness.CauseDisposed, pluginEnd}).Draw(t, "cause"),
