@@ -10,6 +10,9 @@ import "github.com/turnsim/turnsim/harness"
 // provider saw. Messages are told apart by their text, which the simulator keeps unique; a
 // text sent twice is not judged.
 func checkClearedNeverSent(x *index, v *violations) {
+	if x.clearCount == 0 {
+		return // nothing was cleared, so nothing cleared was sent: no need to look at the texts
+	}
 	// The clears and the user/messages, by their place in the log: a run holds a few of each, so
 	// they are searched, not mapped.
 	var clearsArray, usersArray [16]int
@@ -21,9 +24,6 @@ func checkClearedNeverSent(x *index, v *violations) {
 		case harness.UserMessage:
 			users = append(users, i)
 		}
-	}
-	if len(clears) == 0 {
-		return // nothing was cleared, so nothing cleared was sent: no need to look at the texts
 	}
 	for _, r := range x.run.Trace.Requests {
 		for _, m := range r.Messages {

@@ -12,11 +12,15 @@ import (
 // after the log's length SeqAt that the trace recorded for it, so they are the run of
 // inbox/clear events that follows SeqAt. A cancel that found the agent down did nothing.
 
-// queuedAt returns the messages queued (pushed, neither claimed nor cleared) once the first
-// seqAt events of the log were written, appended to queued[:0] (a buffer of the caller's).
-func (x *index) queuedAt(seqAt int64, queued []string) []string {
-	queued = queued[:0]
-	for _, e := range x.run.Log {
+// replayQueue carries on the replay of the messages queued (pushed, neither claimed nor cleared):
+// queued is what the events before the log's index from left queued, and it replays the events
+// from there while their seq is at most seqAt. It returns the queue and where it stopped, from
+// which a replay to a later seqAt carries on. From index 0 and an empty queue, it is the queue
+// once the first seqAt events of the log were written.
+func (x *index) replayQueue(queued []string, from int, seqAt int64) ([]string, int) {
+	i := from
+	for ; i < len(x.run.Log); i++ {
+		e := &x.run.Log[i]
 		if e.Seq > seqAt {
 			break
 		}
@@ -29,7 +33,7 @@ func (x *index) queuedAt(seqAt int64, queued []string) []string {
 			queued = slices.DeleteFunc(queued, func(id string) bool { return id == d.MessageID })
 		}
 	}
-	return queued
+	return queued, i
 }
 
 // clearsAfter returns the run of inbox/clear events that follows seqAt: a part of the log, for
@@ -65,11 +69,18 @@ func checkInboxClearExact(x *index, v *violations) {
 	var explainedArray [16]int64
 	var queuedArray [16]string
 	explained, queued := explainedArray[:0], queuedArray[:0]
+	// The queue is replayed once for cancels in the order of the log, carried on from one to the
+	// next; a cancel earlier than the last starts it again.
+	replayed, replayedTo := 0, int64(-1)
 	for _, c := range x.run.Trace.Cancels {
 		if c.Down || c.KeepInbox || c.Kind == pluginEnd || c.Kind == harness.CauseDisposed {
 			continue
 		}
-		queued = x.queuedAt(c.SeqAt, queued)
+		if c.SeqAt < replayedTo {
+			queued, replayed = queued[:0], 0
+		}
+		queued, replayed = x.replayQueue(queued, replayed, c.SeqAt)
+		replayedTo = c.SeqAt
 		cleared := 0
 		for _, e := range x.clearsAfter(c.SeqAt) {
 			explained = append(explained, e.Seq)

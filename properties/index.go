@@ -22,6 +22,8 @@ type index struct {
 	// brokenAtMs is when the store first refused a step/end or turn/end: from then on a turn stays
 	// open for good (the session is broken: an infrastructure failure); -1 if it never did.
 	brokenAtMs int64
+	// clearCount counts the log's inbox/clear events (by their data).
+	clearCount int
 	// found is Check's collector of violations, for one property after another.
 	found violations
 	// runs is runsByCall's answer, worked out on its first call (runsKnown).
@@ -91,6 +93,8 @@ func newIndex(r *Run) *index {
 			callCount++
 		case harness.ToolResult:
 			resultCount++
+		case harness.InboxClear:
+			x.clearCount++
 		}
 	}
 	// Each turn's steps, and each step's calls and results, are packed in one array of each for
