@@ -10,22 +10,19 @@ import "github.com/turnsim/turnsim/harness"
 // provider saw. Messages are told apart by their text, which the simulator keeps unique; a
 // text sent twice is not judged.
 func checkClearedNeverSent(x *index, v *violations) {
-	var cleared map[string]harness.Event
-	for _, e := range x.run.Log {
-		if d, ok := e.Data.(harness.InboxClear); ok {
-			if cleared == nil {
-				cleared = map[string]harness.Event{}
-			}
-			cleared[d.MessageID] = e
-		}
+	if x.clearCount == 0 {
+		return // nothing was cleared, so nothing cleared was sent: no need to look at the texts
 	}
-	if cleared == nil {
-		return // nothing was cleared, so nothing cleared was sent: no need to map the texts
-	}
-	idsOf := map[string][]string{}
-	for _, e := range x.run.Log {
-		if d, ok := e.Data.(harness.UserMessage); ok {
-			idsOf[d.Message.Text] = append(idsOf[d.Message.Text], d.Message.ID)
+	// The clears and the user/messages, by their place in the log: a run holds a few of each, so
+	// they are searched, not mapped.
+	var clearsArray, usersArray [16]int
+	clears, users := clearsArray[:0], usersArray[:0]
+	for i, e := range x.run.Log {
+		switch e.Data.(type) {
+		case harness.InboxClear:
+			clears = append(clears, i)
+		case harness.UserMessage:
+			users = append(users, i)
 		}
 	}
 	for _, r := range x.run.Trace.Requests {
@@ -34,15 +31,37 @@ func checkClearedNeverSent(x *index, v *violations) {
 				continue
 			}
 			text := m.Text
-			ids := idsOf[text]
-			if len(ids) != 1 {
+			id, ok := x.onlyMessageWith(users, text)
+			if !ok {
 				continue
 			}
-			if clear, ok := cleared[ids[0]]; ok {
-				v.add(clear.Seq, r.StartMs, "message %s (%q) was cleared by a cancel at +%.3fs, yet turn %d step %d attempt %d sent it", ids[0], text, float64(clear.Time)/1000, r.Turn, r.Step, r.Attempt)
+			if clear, ok := x.lastClearOf(clears, id); ok {
+				v.add(clear.Seq, r.StartMs, "message %s (%q) was cleared by a cancel at +%.3fs, yet turn %d step %d attempt %d sent it", id, text, float64(clear.Time)/1000, r.Turn, r.Step, r.Attempt)
 			}
 		}
 	}
+}
+
+// onlyMessageWith returns the id of the one user/message (among the log's events at users) whose
+// text is text; ok is false when none or several have it.
+func (x *index) onlyMessageWith(users []int, text string) (id string, ok bool) {
+	n := 0
+	for _, i := range users {
+		if m := x.run.Log[i].Data.(harness.UserMessage).Message; m.Text == text {
+			id, n = m.ID, n+1
+		}
+	}
+	return id, n == 1
+}
+
+// lastClearOf returns the last inbox/clear (among the log's events at clears) of message id.
+func (x *index) lastClearOf(clears []int, id string) (harness.Event, bool) {
+	for k := len(clears) - 1; k >= 0; k-- {
+		if e := x.run.Log[clears[k]]; e.Data.(harness.InboxClear).MessageID == id {
+			return e, true
+		}
+	}
+	return harness.Event{}, false
 }
 
 // checkNoRetryAfterDispose: a failure whose handling began before the llm-retry plugin's

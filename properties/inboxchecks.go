@@ -6,19 +6,61 @@ import (
 	"github.com/turnsim/turnsim/harness"
 )
 
-// replayedInbox is the inbox rebuilt from the log: the two lanes, oldest first.
-type replayedInbox struct {
-	lanes map[harness.Lane][]string
-	kinds map[string]harness.MessageKind
+// inboxLanes is the inbox rebuilt from the log: the two lanes, oldest first, and any other lane
+// a broken log names (kept apart, so a claim from it is judged against it). The two lanes are
+// an array, not a map's entries: inbox-replays reads the next-step lane at every event. Its
+// methods take and return the inbox by value, so lanes that start in arrays on the caller's
+// stack stay there (a store through a pointer would move them to the heap).
+type inboxLanes struct {
+	lanes  [2][]string // by laneIndex
+	others map[harness.Lane][]string
 }
 
-func (b *replayedInbox) remove(lane harness.Lane, id string) bool {
-	i := slices.Index(b.lanes[lane], id)
-	if i < 0 {
-		return false
+// laneIndex is lane's place in inboxLanes.lanes: 0 next-turn, 1 next-step, -1 neither.
+func laneIndex(lane harness.Lane) int {
+	switch lane {
+	case harness.LaneNextTurn:
+		return 0
+	case harness.LaneNextStep:
+		return 1
 	}
-	b.lanes[lane] = slices.Delete(b.lanes[lane], i, i+1)
-	return true
+	return -1
+}
+
+// push appends message id to lane.
+func (b inboxLanes) push(lane harness.Lane, id string) inboxLanes {
+	if i := laneIndex(lane); i >= 0 {
+		b.lanes[i] = append(b.lanes[i], id)
+		return b
+	}
+	if b.others == nil {
+		b.others = map[harness.Lane][]string{}
+	}
+	b.others[lane] = append(b.others[lane], id)
+	return b
+}
+
+// remove takes message id out of lane, reporting whether it was there.
+func (b inboxLanes) remove(lane harness.Lane, id string) (inboxLanes, bool) {
+	var had bool
+	if i := laneIndex(lane); i >= 0 {
+		b.lanes[i], had = withoutFirst(b.lanes[i], id)
+		return b, had
+	}
+	if ids, had := withoutFirst(b.others[lane], id); had {
+		b.others[lane] = ids
+		return b, true
+	}
+	return b, false
+}
+
+// withoutFirst returns ids less its first id, and whether it held one.
+func withoutFirst(ids []string, id string) ([]string, bool) {
+	i := slices.Index(ids, id)
+	if i < 0 {
+		return ids, false
+	}
+	return slices.Delete(ids, i, i+1), true
 }
 
 // abortedTurnAt returns the running turn that a cancellation had hit when the event at seq was
@@ -44,20 +86,25 @@ func (x *index) abortedTurnAt(seq int64) (*turnIndex, Cancel, bool) {
 }
 
 func checkInboxReplays(x *index, v *violations) {
-	b := replayedInbox{lanes: map[harness.Lane][]string{}, kinds: map[string]harness.MessageKind{}}
-	said := map[string]bool{}
-	claimsOpen := false // between a step/start and its first event other than a claim or a send
+	// The lists start on the stack, in arrays that hold a run's few messages.
+	var nextTurn, nextStep, saidArray, owedArray [16]string
+	b := inboxLanes{lanes: [2][]string{nextTurn[:0], nextStep[:0]}}
+	said := saidArray[:0] // the ids of the user/messages so far
+	claimsOpen := false   // between a step/start and its first event other than a claim or a send
 	var turn, step, nextTurnClaims int
-	var owed []string // the next-step lane when the step started: all of it is the step's to claim
+	owed := owedArray[:0] // the next-step lane when the step started: all of it is the step's to claim
 	closeClaims := func(e harness.Event) {
+		if !claimsOpen {
+			return
+		}
 		left := 0
 		for _, id := range owed {
-			if slices.Contains(b.lanes[harness.LaneNextStep], id) {
+			if slices.Contains(b.lanes[1], id) {
 				left++
 			}
 		}
 		// A cancel that came first keeps (or clears) the inbox: nothing is claimed after it.
-		if claimsOpen && left > 0 && !x.refusedIn(turn, step, harness.TypeInboxClaim) && !x.cancelledIn(turn, e.Seq) {
+		if left > 0 && !x.refusedIn(turn, step, harness.TypeInboxClaim) && !x.cancelledIn(turn, e.Seq) {
 			v.add(e.Seq, e.Time, "turn %d step %d left %d message(s) in the next-step lane unclaimed", turn, step, left)
 		}
 		claimsOpen = false
@@ -72,9 +119,9 @@ func checkInboxReplays(x *index, v *violations) {
 		}
 		switch d := e.Data.(type) {
 		case harness.UserMessage:
-			said[d.Message.ID] = true
+			said = append(said, d.Message.ID)
 		case harness.InboxPush:
-			if !said[d.MessageID] {
+			if !saidBefore(said, d.MessageID) {
 				v.add(e.Seq, e.Time, "message %s pushed without its user/message", d.MessageID)
 			}
 			want := harness.LaneNextStep
@@ -91,33 +138,45 @@ func checkInboxReplays(x *index, v *violations) {
 			if d.Lane != want && (x.run.Traced || d.Kind != harness.KindSteer) { // a log alone cannot tell when a turn was cancelled
 				v.add(e.Seq, e.Time, "a %s was pushed to the %s lane, not %s", d.Kind, d.Lane, want)
 			}
-			b.lanes[d.Lane] = append(b.lanes[d.Lane], d.MessageID)
-			b.kinds[d.MessageID] = d.Kind
+			b = b.push(d.Lane, d.MessageID)
 		case harness.StepStart:
 			turn, step, nextTurnClaims, claimsOpen = d.Turn, d.Step, 0, true
-			owed = slices.Clone(b.lanes[harness.LaneNextStep])
+			owed = append(owed[:0], b.lanes[1]...) // the last step's are no longer read
 		case harness.InboxClaim:
 			if d.Lane == harness.LaneNextTurn {
 				nextTurnClaims++
-				if d.Step > 1 || nextTurnClaims > 1 || (len(b.lanes[d.Lane]) > 0 && b.lanes[d.Lane][0] != d.MessageID) {
+				if d.Step > 1 || nextTurnClaims > 1 || (len(b.lanes[0]) > 0 && b.lanes[0][0] != d.MessageID) {
 					v.add(e.Seq, e.Time, "turn %d step %d claimed next-turn message %s: only a turn's first step takes one, the oldest", d.Turn, d.Step, d.MessageID)
 				}
 			}
-			if !b.remove(d.Lane, d.MessageID) {
+			var had bool
+			if b, had = b.remove(d.Lane, d.MessageID); !had {
 				v.add(e.Seq, e.Time, "turn %d step %d claimed %s, which is not in the %s lane", d.Turn, d.Step, d.MessageID, d.Lane)
 			}
 		case harness.InboxClear:
-			if !b.remove(d.Lane, d.MessageID) {
+			var had bool
+			if b, had = b.remove(d.Lane, d.MessageID); !had {
 				v.add(e.Seq, e.Time, "cleared %s, which is not in the %s lane", d.MessageID, d.Lane)
 			}
 		case harness.TurnEnd:
 			// In the simulator nothing runs between the turn's last look at the lane and its end;
 			// on real goroutines a send may land in between, so a log alone is not held to it.
-			if (d.Reason.Kind == harness.EndCompleted || d.Reason.Kind == harness.EndMaxTokens) && len(b.lanes[harness.LaneNextStep]) > 0 && x.run.Traced {
-				v.add(e.Seq, e.Time, "turn %d ended %s with %d message(s) waiting in the next-step lane", d.Turn, d.Reason.Kind, len(b.lanes[harness.LaneNextStep]))
+			if (d.Reason.Kind == harness.EndCompleted || d.Reason.Kind == harness.EndMaxTokens) && len(b.lanes[1]) > 0 && x.run.Traced {
+				v.add(e.Seq, e.Time, "turn %d ended %s with %d message(s) waiting in the next-step lane", d.Turn, d.Reason.Kind, len(b.lanes[1]))
 			}
 		}
 	}
+}
+
+// saidBefore reports whether id is among the ids of the user/messages said: searched from the
+// newest, since a push follows its own user/message.
+func saidBefore(said []string, id string) bool {
+	for i := len(said) - 1; i >= 0; i-- {
+		if said[i] == id {
+			return true
+		}
+	}
+	return false
 }
 
 // cancelledIn reports whether a cancellation landed in turn n before the event at seq.
@@ -168,19 +227,11 @@ func (x *index) closeRefusedAt(n int) (int64, bool) {
 // replayedInbox's pending count after the log's pushes, claims and clears until then. It replays
 // on the index's two reused slices, not a fresh inbox and its two maps, since its callers ask
 // only for the count (wake-justified and latched-wake-served, for each turn). A lane other than
-// the two is not counted, so its pushes and removals are skipped.
+// the two is not counted, so its pushes and removals are skipped. The lanes start on the stack,
+// in arrays that hold a run's few messages.
 func (x *index) pendingAt(seq int64) int {
-	lanes := &x.pendingLanes
-	lanes[0], lanes[1] = lanes[0][:0], lanes[1][:0]
-	laneOf := func(l harness.Lane) *[]string {
-		switch l {
-		case harness.LaneNextTurn:
-			return &lanes[0]
-		case harness.LaneNextStep:
-			return &lanes[1]
-		}
-		return nil
-	}
+	var nextTurn, nextStep [16]string
+	lanes := [2][]string{nextTurn[:0], nextStep[:0]}
 	for _, e := range x.run.Log {
 		if e.Seq >= seq {
 			break
@@ -189,8 +240,8 @@ func (x *index) pendingAt(seq int64) int {
 		var id string
 		switch d := e.Data.(type) {
 		case harness.InboxPush:
-			if l := laneOf(d.Lane); l != nil {
-				*l = append(*l, d.MessageID)
+			if i := laneIndex(d.Lane); i >= 0 {
+				lanes[i] = append(lanes[i], d.MessageID)
 			}
 			continue
 		case harness.InboxClaim:
@@ -200,27 +251,32 @@ func (x *index) pendingAt(seq int64) int {
 		default:
 			continue
 		}
-		if l := laneOf(lane); l != nil {
-			if i := slices.Index(*l, id); i >= 0 {
-				*l = slices.Delete(*l, i, i+1)
-			}
+		if l := laneIndex(lane); l >= 0 {
+			lanes[l], _ = withoutFirst(lanes[l], id)
 		}
 	}
 	return len(lanes[0]) + len(lanes[1])
 }
 
-// wakingPushes returns the seqs of followup and steer pushes in (after, before).
-func (x *index) wakingPushes(after, before int64) []int64 {
-	var seqs []int64
+// firstWakingPush returns the seq of the first followup or steer push in (after, before), in
+// log order; ok is false if there is none. (Its callers ask whether one woke the agent, and
+// which to blame: never for the list of them.)
+func (x *index) firstWakingPush(after, before int64) (seq int64, ok bool) {
 	for _, e := range x.run.Log {
 		if e.Seq <= after || e.Seq >= before {
 			continue
 		}
-		if p, ok := e.Data.(harness.InboxPush); ok && p.Kind != harness.KindInject {
-			seqs = append(seqs, e.Seq)
+		if p, isPush := e.Data.(harness.InboxPush); isPush && p.Kind != harness.KindInject {
+			return e.Seq, true
 		}
 	}
-	return seqs
+	return 0, false
+}
+
+// wokenBetween reports whether a followup or steer push lies in (after, before).
+func (x *index) wokenBetween(after, before int64) bool {
+	_, ok := x.firstWakingPush(after, before)
+	return ok
 }
 
 func checkWakeJustified(x *index, v *violations) {
@@ -236,7 +292,7 @@ func checkWakeJustified(x *index, v *violations) {
 			switch {
 			case x.pendingAt(t.startSeq) == 0:
 				v.add(t.startSeq, t.startMs, "turn %d started straight after turn %d with nothing in the inbox", n, prev.number)
-			case prev.end.Reason.Kind == harness.EndError && !x.claimedIn(prev.number) && len(x.wakingPushes(prev.startSeq, t.startSeq)) == 0:
+			case prev.end.Reason.Kind == harness.EndError && !x.claimedIn(prev.number) && !x.wokenBetween(prev.startSeq, t.startSeq):
 				// A turn that failed before taking any message would fail the same way again:
 				// rerunning it unasked is how a refusing store spins the driver.
 				v.add(t.startSeq, t.startMs, "turn %d started straight after turn %d, which failed before taking any message, with no new wake", n, prev.number)
@@ -253,7 +309,7 @@ func checkWakeJustified(x *index, v *violations) {
 				after = c.SeqAt // a waking send after the abort was latched
 			}
 		}
-		if len(x.wakingPushes(after, t.startSeq)) == 0 {
+		if !x.wokenBetween(after, t.startSeq) {
 			v.add(t.startSeq, t.startMs, "turn %d started although no followup or steer woke the agent", n)
 		}
 	}
@@ -289,13 +345,13 @@ func checkLatchedWakeServed(x *index, v *violations) {
 		if len(cancels) == 0 || cancels[0].Kind == harness.CauseDisposed || x.disposedBefore(t.endSeq) {
 			continue
 		}
-		latched := x.wakingPushes(cancels[0].SeqAt, t.endSeq)
-		if len(latched) == 0 || x.pendingAt(t.endSeq+1) == 0 {
+		latchedSeq, latched := x.firstWakingPush(cancels[0].SeqAt, t.endSeq)
+		if !latched || x.pendingAt(t.endSeq+1) == 0 {
 			continue
 		}
 		for _, c := range cancels[1:] {
 			if !c.KeepInbox {
-				latched = nil // a later cancel cleared the inbox and the latch
+				latched = false // a later cancel cleared the inbox and the latch
 			}
 		}
 		// The latch is replayed the moment the aborted turn ends: the next turn starts at that
@@ -306,8 +362,8 @@ func checkLatchedWakeServed(x *index, v *violations) {
 		}
 		// The replay is a wake like any other: if the store refused its turn/start, the work
 		// stays queued and the next wake serves it (agent/error reports the refusal).
-		if len(latched) > 0 && servedAt != t.endMs && !x.crashedAt(t.endMs) && !x.cancelledAt(t.endMs, t.endSeq) && !x.turnStartRefusedAt(t.endMs) {
-			v.add(latched[0], t.endMs, "a waking send during aborted turn %d was latched, but no turn started when it ended though its work is queued", n)
+		if latched && servedAt != t.endMs && !x.crashedAt(t.endMs) && !x.cancelledAt(t.endMs, t.endSeq) && !x.turnStartRefusedAt(t.endMs) {
+			v.add(latchedSeq, t.endMs, "a waking send during aborted turn %d was latched, but no turn started when it ended though its work is queued", n)
 		}
 	}
 }

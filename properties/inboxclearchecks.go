@@ -12,11 +12,15 @@ import (
 // after the log's length SeqAt that the trace recorded for it, so they are the run of
 // inbox/clear events that follows SeqAt. A cancel that found the agent down did nothing.
 
-// queuedAt returns the messages queued (pushed, neither claimed nor cleared) once the first
-// seqAt events of the log were written.
-func (x *index) queuedAt(seqAt int64) []string {
-	var queued []string
-	for _, e := range x.run.Log {
+// replayQueue carries on the replay of the messages queued (pushed, neither claimed nor cleared):
+// queued is what the events before the log's index from left queued, and it replays the events
+// from there while their seq is at most seqAt. It returns the queue and where it stopped, from
+// which a replay to a later seqAt carries on. From index 0 and an empty queue, it is the queue
+// once the first seqAt events of the log were written.
+func (x *index) replayQueue(queued []string, from int, seqAt int64) ([]string, int) {
+	i := from
+	for ; i < len(x.run.Log); i++ {
+		e := &x.run.Log[i]
 		if e.Seq > seqAt {
 			break
 		}
@@ -29,19 +33,19 @@ func (x *index) queuedAt(seqAt int64) []string {
 			queued = slices.DeleteFunc(queued, func(id string) bool { return id == d.MessageID })
 		}
 	}
-	return queued
+	return queued, i
 }
 
-// clearsAfter returns the run of inbox/clear events that follows seqAt.
+// clearsAfter returns the run of inbox/clear events that follows seqAt: a part of the log, for
+// reading only.
 func (x *index) clearsAfter(seqAt int64) []harness.Event {
-	var run []harness.Event
-	for _, e := range x.run.Log[min(int(seqAt), len(x.run.Log)):] {
+	after := x.run.Log[min(int(seqAt), len(x.run.Log)):]
+	for i, e := range after {
 		if e.Type != harness.TypeInboxClear {
-			break
+			return after[:i]
 		}
-		run = append(run, e)
 	}
-	return run
+	return after
 }
 
 // refusedClearsAt counts the inbox/clear appends the store refused at atMs: each leaves its
@@ -60,15 +64,26 @@ func checkInboxClearExact(x *index, v *violations) {
 	if !x.run.Traced {
 		return
 	}
-	explained := map[int64]bool{}
+	// The seqs of the clears a cancel explains, and the messages queued at a cancel: a run has
+	// few, kept on the stack.
+	var explainedArray [16]int64
+	var queuedArray [16]string
+	explained, queued := explainedArray[:0], queuedArray[:0]
+	// The queue is replayed once for cancels in the order of the log, carried on from one to the
+	// next; a cancel earlier than the last starts it again.
+	replayed, replayedTo := 0, int64(-1)
 	for _, c := range x.run.Trace.Cancels {
 		if c.Down || c.KeepInbox || c.Kind == pluginEnd || c.Kind == harness.CauseDisposed {
 			continue
 		}
-		queued := x.queuedAt(c.SeqAt)
+		if c.SeqAt < replayedTo {
+			queued, replayed = queued[:0], 0
+		}
+		queued, replayed = x.replayQueue(queued, replayed, c.SeqAt)
+		replayedTo = c.SeqAt
 		cleared := 0
 		for _, e := range x.clearsAfter(c.SeqAt) {
-			explained[e.Seq] = true
+			explained = append(explained, e.Seq)
 			id := e.Data.(harness.InboxClear).MessageID
 			if !slices.Contains(queued, id) {
 				v.add(e.Seq, e.Time, "the %s cancel at +%.3fs cleared %s, which was not queued then", c.Kind, float64(c.AtMs)/1000, id)
@@ -77,11 +92,11 @@ func checkInboxClearExact(x *index, v *violations) {
 			cleared++
 		}
 		if missing := len(queued) - cleared; missing > x.refusedClearsAt(c.AtMs) {
-			v.add(c.SeqAt, c.AtMs, "the %s cancel without keepInbox at +%.3fs left %d of %d queued message(s) uncleared (%v), and the store refused no inbox/clear for them", c.Kind, float64(c.AtMs)/1000, missing, len(queued), queued)
+			v.add(c.SeqAt, c.AtMs, "the %s cancel without keepInbox at +%.3fs left %d of %d queued message(s) uncleared (%v), and the store refused no inbox/clear for them", c.Kind, float64(c.AtMs)/1000, missing, len(queued), slices.Clone(queued))
 		}
 	}
 	for _, e := range x.run.Log {
-		if e.Type == harness.TypeInboxClear && !explained[e.Seq] {
+		if e.Type == harness.TypeInboxClear && !slices.Contains(explained, e.Seq) {
 			d := e.Data.(harness.InboxClear)
 			v.add(e.Seq, e.Time, "inbox/clear of %s (%s lane) follows no cancel without keepInbox: %s", d.MessageID, d.Lane, x.cancelsAtSeq(e.Seq))
 		}

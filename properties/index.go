@@ -1,6 +1,8 @@
 package properties
 
 import (
+	"slices"
+
 	"github.com/turnsim/turnsim/harness"
 )
 
@@ -17,14 +19,13 @@ type index struct {
 	turnsElsewhere map[int]*turnIndex
 	retries        []eventAt[harness.LlmRetry]
 	started        []eventAt[harness.LlmRetryStarted]
-	// refused holds, per turn and per (turn, step), the event types the session store refused
-	// there: an infrastructure failure, after which some promises are not owed (see refusedIn).
-	refused map[[2]int]map[string]bool
 	// brokenAtMs is when the store first refused a step/end or turn/end: from then on a turn stays
 	// open for good (the session is broken: an infrastructure failure); -1 if it never did.
 	brokenAtMs int64
-	// pendingLanes are pendingAt's two lanes, reused from one call to the next.
-	pendingLanes [2][]string
+	// clearCount counts the log's inbox/clear events (by their data).
+	clearCount int
+	// found is Check's collector of violations, for one property after another.
+	found violations
 	// runs is runsByCall's answer, worked out on its first call (runsKnown).
 	runs      map[callKey]ToolRun
 	runsKnown bool
@@ -71,15 +72,6 @@ type stepIndex struct {
 func newIndex(r *Run) *index {
 	x := &index{run: r, brokenAtMs: -1}
 	for _, f := range r.Trace.Refusals {
-		if x.refused == nil { // most runs have no refusal: reading a nil map finds none
-			x.refused = map[[2]int]map[string]bool{}
-		}
-		for _, key := range [][2]int{{f.Turn, 0}, {f.Turn, f.Step}} {
-			if x.refused[key] == nil {
-				x.refused[key] = map[string]bool{}
-			}
-			x.refused[key][f.Type] = true
-		}
 		if (f.Type == harness.TypeTurnEnd || f.Type == harness.TypeStepEnd) && x.brokenAtMs < 0 {
 			x.brokenAtMs = f.AtMs
 		}
@@ -101,6 +93,8 @@ func newIndex(r *Run) *index {
 			callCount++
 		case harness.ToolResult:
 			resultCount++
+		case harness.InboxClear:
+			x.clearCount++
 		}
 	}
 	// Each turn's steps, and each step's calls and results, are packed in one array of each for
@@ -219,14 +213,15 @@ func (t *turnIndex) lastStep() int {
 }
 
 // refusedIn reports whether the store refused an append of one of types in turn (step 0: in any
-// step of it, or outside steps), or of any type when types is empty.
+// step of it, or outside steps), or of any type when types is empty: an infrastructure failure,
+// after which some promises are not owed. The refusals are searched, not mapped: most runs have
+// none, the others a few.
 func (x *index) refusedIn(turn, step int, types ...string) bool {
-	refused := x.refused[[2]int{turn, step}]
-	if len(types) == 0 {
-		return len(refused) > 0
-	}
-	for _, t := range types {
-		if refused[t] {
+	for _, f := range x.run.Trace.Refusals {
+		if f.Turn != turn || (step != 0 && f.Step != step) {
+			continue
+		}
+		if len(types) == 0 || slices.Contains(types, f.Type) {
 			return true
 		}
 	}

@@ -96,3 +96,36 @@ func TestIndexLookupsAreTheMaps(t *testing.T) {
 		}
 	})
 }
+
+// refusedIn searches the refusals; it answers what the map of (turn, step) to refused types that
+// it replaced did, where a refusal counted for its turn (step 0) and for its own step.
+func TestRefusedInIsTheMap(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		types := []string{harness.TypeToolCall, harness.TypeToolResult, harness.TypeStepEnd}
+		var refusals []Refusal
+		refused := map[[2]int]map[string]bool{}
+		for range rapid.IntRange(0, 5).Draw(t, "refusals") {
+			f := Refusal{Turn: rapid.IntRange(0, 2).Draw(t, "turn"), Step: rapid.IntRange(0, 2).Draw(t, "step"), Type: rapid.SampledFrom(types).Draw(t, "type")}
+			refusals = append(refusals, f)
+			for _, key := range [][2]int{{f.Turn, 0}, {f.Turn, f.Step}} {
+				if refused[key] == nil {
+					refused[key] = map[string]bool{}
+				}
+				refused[key][f.Type] = true
+			}
+		}
+		x := newIndex(&Run{Trace: Trace{Refusals: refusals}})
+		for turn := range 3 {
+			for step := range 3 {
+				key := [2]int{turn, step}
+				require.Equal(t, len(refused[key]) > 0, x.refusedIn(turn, step), "%v, any type", key)
+				for _, a := range types {
+					require.Equal(t, refused[key][a], x.refusedIn(turn, step, a), "%v, %s", key, a)
+					for _, b := range types {
+						require.Equal(t, refused[key][a] || refused[key][b], x.refusedIn(turn, step, a, b), "%v, %s or %s", key, a, b)
+					}
+				}
+			}
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -8,6 +9,22 @@ import (
 
 	"github.com/turnsim/turnsim/harness"
 )
+
+// replayedInbox is the inbox rebuilt from the log as inbox-replays once did, in a map by lane:
+// the reference that pendingAt and inboxLanes are held to.
+type replayedInbox struct {
+	lanes map[harness.Lane][]string
+	kinds map[string]harness.MessageKind
+}
+
+func (b *replayedInbox) remove(lane harness.Lane, id string) bool {
+	i := slices.Index(b.lanes[lane], id)
+	if i < 0 {
+		return false
+	}
+	b.lanes[lane] = slices.Delete(b.lanes[lane], i, i+1)
+	return true
+}
 
 // inboxAtPending is what pendingAt replaced: the inbox replayed with replayedInbox, fresh maps
 // and all, up to the event at seq, and its two lanes' messages counted.

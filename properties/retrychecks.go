@@ -29,12 +29,8 @@ func (x *index) interrupted(n int) bool {
 }
 
 func checkDurableBeforeWait(x *index, v *violations) {
-	retryAt := map[int64]eventAt[harness.LlmRetry]{}
-	for _, r := range x.retries {
-		retryAt[r.seq] = r
-	}
 	for _, w := range x.run.Trace.Waits {
-		r, ok := retryAt[x.waitAnchor(w)]
+		r, ok := x.retryAt(x.waitAnchor(w))
 		switch {
 		case !ok:
 			v.add(0, w.StartMs, "a backoff wait began at +%.3fs with no llm/retry written just before it", float64(w.StartMs)/1000)
@@ -49,6 +45,16 @@ func checkDurableBeforeWait(x *index, v *violations) {
 			v.add(r.seq, r.timeMs, "llm/retry #%d of turn %d step %d was never waited", r.data.Retry, r.data.Turn, r.data.Step)
 		}
 	}
+}
+
+// retryAt returns the llm/retry at seq (the last, should a broken log repeat a seq).
+func (x *index) retryAt(seq int64) (eventAt[harness.LlmRetry], bool) {
+	for i := len(x.retries) - 1; i >= 0; i-- {
+		if x.retries[i].seq == seq {
+			return x.retries[i], true
+		}
+	}
+	return eventAt[harness.LlmRetry]{}, false
 }
 
 func checkRetryStartedOnTime(x *index, v *violations) {
@@ -236,24 +242,35 @@ func checkRetryBudget(x *index, v *violations) {
 	if x.runMode() != harness.ModeNormal {
 		return
 	}
-	requests := map[[2]int]int{}
+	// Each request's (turn, step), sorted (violations in a stable order): a step's requests are
+	// then a run of equal keys, its count the run's length.
+	var keysArray [32][2]int
+	keys := keysArray[:0]
 	for _, r := range x.run.Trace.Requests {
-		requests[[2]int{r.Turn, r.Step}]++
+		keys = append(keys, [2]int{r.Turn, r.Step})
 	}
-	granted := map[[2]int]int{} // by a user's handler: each one request more
-	for _, r := range x.run.Trace.HandlerRetries {
-		granted[[2]int{r.Turn, r.Step}]++
-	}
-	keys := make([][2]int, 0, len(requests))
-	for key := range requests {
-		keys = append(keys, key)
-	}
-	slices.SortFunc(keys, func(a, b [2]int) int { return cmp.Or(a[0]-b[0], a[1]-b[1]) }) // violations in a stable order
-	for _, key := range keys {
-		if n, allowed := requests[key], 1+budget+x.run.CompactionBudget+granted[key]; n > allowed {
+	slices.SortFunc(keys, func(a, b [2]int) int { return cmp.Or(a[0]-b[0], a[1]-b[1]) })
+	for i := 0; i < len(keys); {
+		key, n := keys[i], 1
+		for i+n < len(keys) && keys[i+n] == key {
+			n++
+		}
+		i += n
+		if allowed := 1 + budget + x.run.CompactionBudget + x.grantedIn(key[0], key[1]); n > allowed {
 			v.add(0, -1, "turn %d step %d sent %d requests; normal mode allows %d", key[0], key[1], n, allowed)
 		}
 	}
+}
+
+// grantedIn counts the retries a user's handler granted in a turn's step: each one request more.
+func (x *index) grantedIn(turn, step int) int {
+	n := 0
+	for _, r := range x.run.Trace.HandlerRetries {
+		if r.Turn == turn && r.Step == step {
+			n++
+		}
+	}
+	return n
 }
 
 func checkRetryIDContinuity(x *index, v *violations) {
