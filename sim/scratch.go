@@ -23,7 +23,9 @@ const scratchBytesMax = 64 << 10
 // scratch holds one finished run's buffers for the next run.
 type scratch struct {
 	jsonl []byte // finishOutcome's encoding buffer
-	log   []byte // the disk's first file's buffer
+	// outcome is the run's Outcome while keep looks at it (runForResult), zero otherwise.
+	outcome Outcome
+	log     []byte // the disk's first file's buffer
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -52,11 +54,16 @@ func (s *scratch) takeLog() []byte {
 // must not retain it (nor anything in it: the log's bytes are reused for the next run).
 func runForResult(schedule Schedule, agent Agent, keep func(o *Outcome)) {
 	s := scratchPool.Get().(*scratch)
-	w, o := runWorldWith(schedule, agent, s)
-	keep(&o)
+	var w *world
+	// The Outcome lives in the scratch, not in a variable of its own: handed to keep, a func
+	// value, a local would escape, an allocation of the whole Outcome (about 770 bytes) a seed.
+	o := &s.outcome
+	w, *o = runWorldWith(schedule, agent, s)
+	keep(o)
 	if !hung(o.Report) {
-		s.reclaim(w, &o)
+		s.reclaim(w, o)
 	}
+	*o = Outcome{} // nothing of the run stays reachable from the pool
 	scratchPool.Put(s)
 }
 
