@@ -110,12 +110,14 @@ func checkInboxReplays(x *index, v *violations) {
 		claimsOpen = false
 	}
 	for _, e := range x.run.Log {
-		switch e.Data.(type) {
-		case harness.InboxClaim, harness.UserMessage, harness.InboxPush:
-			// a send (from an observer called back inside the step, say) may come between a
-			// step's claims: it does not end them
-		default:
-			closeClaims(e)
+		if claimsOpen { // else there is nothing to close: no need to look at the event twice
+			switch e.Data.(type) {
+			case harness.InboxClaim, harness.UserMessage, harness.InboxPush:
+				// a send (from an observer called back inside the step, say) may come between a
+				// step's claims: it does not end them
+			default:
+				closeClaims(e)
+			}
 		}
 		switch d := e.Data.(type) {
 		case harness.UserMessage:
