@@ -34,7 +34,7 @@ func Define(name, doc string, check func(r *Run, report *Reporter)) Property {
 			panic(fmt.Sprintf("properties: Define: %q is already a catalogue property", name))
 		}
 	}
-	return Property{Name: name, Doc: doc, check: func(x *index, v *violations) { check(x.run, &Reporter{v: v}) }}
+	return Property{Name: name, Doc: doc, check: func(x *index, v *violations) { check(&x.run, &Reporter{v: v}) }}
 }
 
 // CheckWith runs every catalogue property and then extra (a user's own, from Define) on r, and

@@ -8,7 +8,9 @@ import (
 
 // index is what several properties derive from a run's log, built once per run.
 type index struct {
-	run *Run
+	// run is the run checked, copied in: held by address, every Run a caller built would escape to
+	// the heap with the index (the checks are called through func values).
+	run Run
 	// turnList lists the turns in the order their turn/start appears, each entry the turn its
 	// number names (turn): a number started twice names its last start's turn both times.
 	turnList []*turnIndex
@@ -70,7 +72,7 @@ type stepIndex struct {
 }
 
 func newIndex(r *Run) *index {
-	x := &index{run: r, brokenAtMs: -1}
+	x := &index{run: *r, brokenAtMs: -1}
 	for _, f := range r.Trace.Refusals {
 		if (f.Type == harness.TypeTurnEnd || f.Type == harness.TypeStepEnd) && x.brokenAtMs < 0 {
 			x.brokenAtMs = f.AtMs

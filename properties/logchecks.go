@@ -8,7 +8,7 @@ import (
 )
 
 func checkLogReplays(x *index, v *violations) {
-	readBack, decoded, err := readBackJSONL(x.run)
+	readBack, decoded, err := readBackJSONL(&x.run)
 	if err != nil {
 		v.add(0, -1, "the JSON Lines log does not decode: %v", err)
 		return
