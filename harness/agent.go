@@ -62,7 +62,10 @@ type AgentError struct {
 // a task of the injected Runtime.
 type Agent struct {
 	runtime Runtime
-	random  Random // &locked
+	// driver is a.drive bound once, the task every wake starts: a method value made at each
+	// start allocated its closure each time.
+	driver func()
+	random Random // &locked
 	// locked serialises the injected Random; in the agent rather than beside it, one allocation
 	// fewer per agent.
 	locked       lockedRandom
@@ -130,6 +133,7 @@ func New(cfg Config) (*Agent, error) {
 		tools:     make(map[string]Tool, len(cfg.Tools)),
 		poolLimit: cfg.MaxParallelToolCalls,
 	}
+	a.driver = a.drive
 	a.locked.r = random
 	a.random = &a.locked
 	if a.poolLimit == 0 {
@@ -272,7 +276,7 @@ func (a *Agent) Send(kind MessageKind, text string) (string, error) {
 	start := wakes && a.wakeLocked()
 	a.unlock()
 	if start {
-		a.runtime.Go("driver", a.drive)
+		a.runtime.Go("driver", a.driver)
 	}
 	return id, nil
 }

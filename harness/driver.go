@@ -80,7 +80,7 @@ func (a *Agent) drive() {
 			replay := a.endPhaseLocked()
 			a.mu.Unlock()
 			if replay {
-				a.runtime.Go("driver", a.drive)
+				a.runtime.Go("driver", a.driver)
 			}
 		}
 	}()
@@ -118,7 +118,7 @@ func (a *Agent) drive() {
 	replay := a.endPhaseLocked()
 	a.mu.Unlock()
 	if replay {
-		a.runtime.Go("driver", a.drive)
+		a.runtime.Go("driver", a.driver)
 	}
 }
 
@@ -161,7 +161,7 @@ func (a *Agent) Maintain(fn func(ctx context.Context) error) error {
 		replay := a.endPhaseLocked()
 		a.mu.Unlock()
 		if replay {
-			a.runtime.Go("driver", a.drive)
+			a.runtime.Go("driver", a.driver)
 		}
 	}()
 	return fn(ctx)

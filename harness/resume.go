@@ -81,6 +81,6 @@ func (a *Agent) Wake() {
 	start := a.phase == phaseIdle && a.inbox.hasPending() && a.wakeLocked()
 	a.mu.Unlock()
 	if start {
-		a.runtime.Go("driver", a.drive)
+		a.runtime.Go("driver", a.driver)
 	}
 }

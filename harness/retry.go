@@ -21,8 +21,11 @@ type llmRetry struct {
 	session   *Session
 	rt        Runtime // waits go through it (named rt: it is the injected runtime, not the time package)
 	random    Random
-	lifetime  context.Context
-	end       context.CancelCauseFunc
+	// float64 is random.Float64, the strategy's draw, bound once: a method value made at every
+	// decision allocated its closure each time.
+	float64  func() float64
+	lifetime context.Context
+	end      context.CancelCauseFunc
 }
 
 func newLlmRetry(strategy RetryStrategy, session *Session, runtime Runtime, random Random) *llmRetry {
@@ -33,6 +36,7 @@ func newLlmRetry(strategy RetryStrategy, session *Session, runtime Runtime, rand
 		session:   session,
 		rt:        runtime,
 		random:    random,
+		float64:   random.Float64,
 		lifetime:  lifetime,
 		end:       end,
 	}
@@ -75,7 +79,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		sinceFirst = float64(p.rt.Clock().Now().UnixMilli() - chain.FirstMs)
 	}
 	decision := p.strategy.Decide(RetryContext{
-		Failure: failure, Retry: retry, EarlierDelaysMs: chain.DelaysMs, SinceFirstFailureMs: sinceFirst, Random: p.random.Float64,
+		Failure: failure, Retry: retry, EarlierDelaysMs: chain.DelaysMs, SinceFirstFailureMs: sinceFirst, Random: p.float64,
 	})
 	if decision.GiveUp {
 		return next(), nil
