@@ -19,6 +19,15 @@ func skipPlainOneByOne(b string, i int) int {
 // are not plain (every value, at every pair of places across two words: the borrow of one must
 // not hide the other) and wherever the scan starts and the text ends.
 func TestSkipPlainStopsAtTheFirstByteNotPlain(t *testing.T) {
+	checkWordScan(t, "skipPlain", skipPlain, skipPlainOneByOne)
+}
+
+// checkWordScan holds a word-at-a-time scan (the decoder's skipPlain, the encoder's skipSafe) to
+// its byte-at-a-time meaning: two bytes of every value at every pair of places across two words,
+// from the text's start and from the first of them, and plain texts of every length from every
+// start.
+func checkWordScan(t *testing.T, name string, scan, oneByOne func(string, int) int) {
+	t.Helper()
 	base := []byte(strings.Repeat("a", 19))
 	for c1 := range 256 {
 		for c2 := range 256 {
@@ -28,8 +37,8 @@ func TestSkipPlainStopsAtTheFirstByteNotPlain(t *testing.T) {
 					b[p1], b[p2] = byte(c1), byte(c2)
 					s := string(b)
 					for _, start := range []int{0, p1} {
-						if got, want := skipPlain(s, start), skipPlainOneByOne(s, start); got != want {
-							t.Fatalf("skipPlain(%q, %d) = %d, want %d", s, start, got, want)
+						if got, want := scan(s, start), oneByOne(s, start); got != want {
+							t.Fatalf("%s(%q, %d) = %d, want %d", name, s, start, got, want)
 						}
 					}
 				}
@@ -39,8 +48,8 @@ func TestSkipPlainStopsAtTheFirstByteNotPlain(t *testing.T) {
 	for n := range 20 {
 		s := strings.Repeat("a", n)
 		for start := 0; start <= n; start++ {
-			if got := skipPlain(s, start); got != n {
-				t.Fatalf("skipPlain(%q, %d) = %d, want %d", s, start, got, n)
+			if got := scan(s, start); got != n {
+				t.Fatalf("%s(%q, %d) = %d, want %d", name, s, start, got, n)
 			}
 		}
 	}

@@ -22,29 +22,7 @@ func skipSafeOneByOne(s string, i int) int {
 // bytes that are not safe (every value, at every pair of places across two words: the borrow of
 // one must not hide the other) and wherever the scan starts and the text ends.
 func TestSkipSafeStopsAtTheFirstByteToEscape(t *testing.T) {
-	base := []byte(strings.Repeat("a", 19))
-	for c1 := range 256 {
-		for c2 := range 256 {
-			for p1 := range 10 {
-				for p2 := p1 + 1; p2 < len(base); p2 += 3 {
-					b := append([]byte(nil), base...)
-					b[p1], b[p2] = byte(c1), byte(c2)
-					s := string(b)
-					for _, start := range []int{0, p1} {
-						if got, want := skipSafe(s, start), skipSafeOneByOne(s, start); got != want {
-							t.Fatalf("skipSafe(%q, %d) = %d, want %d", s, start, got, want)
-						}
-					}
-				}
-			}
-		}
-	}
-	for n := range 20 {
-		s := strings.Repeat("a", n)
-		for start := 0; start <= n; start++ {
-			require.Equal(t, n, skipSafe(s, start), "skipSafe(%q, %d)", s, start)
-		}
-	}
+	checkWordScan(t, "skipSafe", skipSafe, skipSafeOneByOne)
 }
 
 // Every byte value, alone and inside a long string on either side of a word's edge, is quoted as
