@@ -90,21 +90,13 @@ func (p *eventParser) userMessage(d *UserMessage) bool {
 		return true
 	}
 	p.i, *d = start, UserMessage{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyMessage:
-			ok = p.message(&d.Message)
-		default:
-			return false
+			return p.message(&d.Message)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) inboxPush(d *InboxPush) bool {
@@ -114,25 +106,17 @@ func (p *eventParser) inboxPush(d *InboxPush) bool {
 		return true
 	}
 	p.i, *d = start, InboxPush{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyLane:
-			ok = p.stringInto((*string)(&d.Lane))
+			return p.stringInto((*string)(&d.Lane))
 		case keyKind:
-			ok = p.stringInto((*string)(&d.Kind))
+			return p.stringInto((*string)(&d.Kind))
 		case keyMessageID:
-			ok = p.stringInto(&d.MessageID)
-		default:
-			return false
+			return p.stringInto(&d.MessageID)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) inboxClaim(d *InboxClaim) bool {
@@ -142,27 +126,19 @@ func (p *eventParser) inboxClaim(d *InboxClaim) bool {
 		return true
 	}
 	p.i, *d = start, InboxClaim{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyTurn:
-			ok = p.intInto(&d.Turn)
+			return p.intInto(&d.Turn)
 		case keyStep:
-			ok = p.intInto(&d.Step)
+			return p.intInto(&d.Step)
 		case keyLane:
-			ok = p.stringInto((*string)(&d.Lane))
+			return p.stringInto((*string)(&d.Lane))
 		case keyMessageID:
-			ok = p.stringInto(&d.MessageID)
-		default:
-			return false
+			return p.stringInto(&d.MessageID)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) inboxClear(d *InboxClear) bool {
@@ -171,23 +147,15 @@ func (p *eventParser) inboxClear(d *InboxClear) bool {
 		return true
 	}
 	p.i, *d = start, InboxClear{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyLane:
-			ok = p.stringInto((*string)(&d.Lane))
+			return p.stringInto((*string)(&d.Lane))
 		case keyMessageID:
-			ok = p.stringInto(&d.MessageID)
-		default:
-			return false
+			return p.stringInto(&d.MessageID)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) turnStart(d *TurnStart) bool {
@@ -196,21 +164,13 @@ func (p *eventParser) turnStart(d *TurnStart) bool {
 		return true
 	}
 	p.i, *d = start, TurnStart{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyTurn:
-			ok = p.intInto(&d.Turn)
-		default:
-			return false
+			return p.intInto(&d.Turn)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) turnEnd(d *TurnEnd) bool {
@@ -219,23 +179,15 @@ func (p *eventParser) turnEnd(d *TurnEnd) bool {
 		return true
 	}
 	p.i, *d = start, TurnEnd{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyTurn:
-			ok = p.intInto(&d.Turn)
+			return p.intInto(&d.Turn)
 		case keyReason:
-			ok = p.turnEndReason(&d.Reason)
-		default:
-			return false
+			return p.turnEndReason(&d.Reason)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 // turnStep reads the payload of step/start and step/end, alike but for their types.
@@ -245,23 +197,15 @@ func (p *eventParser) turnStep(turn, step *int) bool {
 		return true
 	}
 	p.i, *turn, *step = start, 0, 0
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyTurn:
-			ok = p.intInto(turn)
+			return p.intInto(turn)
 		case keyStep:
-			ok = p.intInto(step)
-		default:
-			return false
+			return p.intInto(step)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) assistantChunk(d *AssistantChunk) bool {
@@ -271,25 +215,17 @@ func (p *eventParser) assistantChunk(d *AssistantChunk) bool {
 		return true
 	}
 	p.i, *d = start, AssistantChunk{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyTurn:
-			ok = p.intInto(&d.Turn)
+			return p.intInto(&d.Turn)
 		case keyStep:
-			ok = p.intInto(&d.Step)
+			return p.intInto(&d.Step)
 		case keyChunk:
-			ok = p.chunk(&d.Chunk)
-		default:
-			return false
+			return p.chunk(&d.Chunk)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) assistantMessage(d *AssistantMessage) bool {
@@ -300,27 +236,19 @@ func (p *eventParser) assistantMessage(d *AssistantMessage) bool {
 		return true
 	}
 	p.i, *d = start, AssistantMessage{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyTurn:
-			ok = p.intInto(&d.Turn)
+			return p.intInto(&d.Turn)
 		case keyStep:
-			ok = p.intInto(&d.Step)
+			return p.intInto(&d.Step)
 		case keyMessage:
-			ok = p.assembledMessage(&d.Message)
+			return p.assembledMessage(&d.Message)
 		case keyFinish:
-			ok = p.stringInto((*string)(&d.Finish))
-		default:
-			return false
+			return p.stringInto((*string)(&d.Finish))
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) toolCall(d *ToolCall) bool {
@@ -331,29 +259,21 @@ func (p *eventParser) toolCall(d *ToolCall) bool {
 		return true
 	}
 	p.i, *d = start, ToolCall{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyTurn:
-			ok = p.intInto(&d.Turn)
+			return p.intInto(&d.Turn)
 		case keyStep:
-			ok = p.intInto(&d.Step)
+			return p.intInto(&d.Step)
 		case keyCallID:
-			ok = p.stringInto(&d.CallID)
+			return p.stringInto(&d.CallID)
 		case keyName:
-			ok = p.stringInto(&d.Name)
+			return p.stringInto(&d.Name)
 		case keyArguments:
-			ok = p.stringInto(&d.Arguments)
-		default:
-			return false
+			return p.stringInto(&d.Arguments)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) toolResult(d *ToolResult) bool {
@@ -369,32 +289,24 @@ func (p *eventParser) toolResult(d *ToolResult) bool {
 		return true
 	}
 	p.i, *d = start, ToolResult{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyTurn:
-			ok = p.intInto(&d.Turn)
+			return p.intInto(&d.Turn)
 		case keyStep:
-			ok = p.intInto(&d.Step)
+			return p.intInto(&d.Step)
 		case keyCallID:
-			ok = p.stringInto(&d.CallID)
+			return p.stringInto(&d.CallID)
 		case keyIsError:
-			ok = p.boolInto(&d.IsError)
+			return p.boolInto(&d.IsError)
 		case keyContent:
-			ok = p.stringInto(&d.Content)
+			return p.stringInto(&d.Content)
 		case keyError:
 			d.Error = &ToolError{}
-			ok = p.toolError(d.Error)
-		default:
-			return false
+			return p.toolError(d.Error)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) llmRetry(d *LlmRetry) bool {
@@ -412,40 +324,32 @@ func (p *eventParser) llmRetry(d *LlmRetry) bool {
 		return true
 	}
 	p.i, *d = start, LlmRetry{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyRetryID:
-			ok = p.stringInto(&d.RetryID)
+			return p.stringInto(&d.RetryID)
 		case keyTurn:
-			ok = p.intInto(&d.Turn)
+			return p.intInto(&d.Turn)
 		case keyStep:
-			ok = p.intInto(&d.Step)
+			return p.intInto(&d.Step)
 		case keyProvider:
-			ok = p.stringInto(&d.Provider)
+			return p.stringInto(&d.Provider)
 		case keyMode:
-			ok = p.stringInto((*string)(&d.Mode))
+			return p.stringInto((*string)(&d.Mode))
 		case keyPolicyKey:
-			ok = p.stringInto(&d.PolicyKey)
+			return p.stringInto(&d.PolicyKey)
 		case keyRetry:
-			ok = p.intInto(&d.Retry)
+			return p.intInto(&d.Retry)
 		case keyMaxRetries:
 			d.MaxRetries = new(int)
-			ok = p.intInto(d.MaxRetries)
+			return p.intInto(d.MaxRetries)
 		case keyDelayMs:
-			ok = p.floatInto(&d.DelayMs)
+			return p.floatInto(&d.DelayMs)
 		case keyFailure:
-			ok = p.failure(&d.Failure)
-		default:
-			return false
+			return p.failure(&d.Failure)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) llmRetryStarted(d *LlmRetryStarted) bool {
@@ -455,25 +359,17 @@ func (p *eventParser) llmRetryStarted(d *LlmRetryStarted) bool {
 		return true
 	}
 	p.i, *d = start, LlmRetryStarted{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyRetryID:
-			ok = p.stringInto(&d.RetryID)
+			return p.stringInto(&d.RetryID)
 		case keyTurn:
-			ok = p.intInto(&d.Turn)
+			return p.intInto(&d.Turn)
 		case keyStep:
-			ok = p.intInto(&d.Step)
+			return p.intInto(&d.Step)
 		case keyRetry:
-			ok = p.intInto(&d.Retry)
-		default:
-			return false
+			return p.intInto(&d.Retry)
 		}
-	}
-	return false
+		return false
+	})
 }

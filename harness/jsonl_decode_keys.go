@@ -191,3 +191,24 @@ func (p *eventParser) member(seen *keySet) memberKey {
 	p.i = i
 	return k
 }
+
+// fields reads an object's members the general way, for a spelling that is not the encoder's own
+// (any order, any spacing, each known key once): it hands each key to field, which reads that
+// key's value and reports whether it could. A key field does not know (it answers false without
+// reading), a repeated or unknown key, or bad syntax refuses the object. Only this path pays a
+// call per key: every payload reader first reads the encoder's spelling straight (p.lit).
+func (p *eventParser) fields(field func(key memberKey) bool) bool {
+	if !p.open() {
+		return false
+	}
+	var seen keySet
+	for {
+		key := p.member(&seen)
+		if key == keyEnd {
+			return true
+		}
+		if !field(key) {
+			return false
+		}
+	}
+}

@@ -9,23 +9,15 @@ func (p *eventParser) message(m *Message) bool {
 		return true
 	}
 	p.i, *m = start, Message{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyID:
-			ok = p.stringInto(&m.ID)
+			return p.stringInto(&m.ID)
 		case keyText:
-			ok = p.stringInto(&m.Text)
-		default:
-			return false
+			return p.stringInto(&m.Text)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) turnEndReason(r *TurnEndReason) bool {
@@ -43,27 +35,19 @@ func (p *eventParser) turnEndReason(r *TurnEndReason) bool {
 		return true
 	}
 	p.i, *r = start, TurnEndReason{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyKind:
-			ok = p.stringInto(&r.Kind)
+			return p.stringInto(&r.Kind)
 		case keyReason:
 			r.Reason = &CancelCause{}
-			ok = p.cancelCause(r.Reason)
+			return p.cancelCause(r.Reason)
 		case keyError:
 			r.Error = &Failure{}
-			ok = p.failure(r.Error)
-		default:
-			return false
+			return p.failure(r.Error)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) cancelCause(c *CancelCause) bool {
@@ -72,23 +56,15 @@ func (p *eventParser) cancelCause(c *CancelCause) bool {
 		return true
 	}
 	p.i, *c = start, CancelCause{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyKind:
-			ok = p.stringInto(&c.Kind)
+			return p.stringInto(&c.Kind)
 		case keyReason:
-			ok = p.stringInto(&c.Reason)
-		default:
-			return false
+			return p.stringInto(&c.Reason)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) chunk(c *Chunk) bool {
@@ -100,31 +76,23 @@ func (p *eventParser) chunk(c *Chunk) bool {
 		return true
 	}
 	p.i, *c = start, Chunk{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyKind:
-			ok = p.stringInto(&c.Kind)
+			return p.stringInto(&c.Kind)
 		case keyText:
-			ok = p.stringInto(&c.Text)
+			return p.stringInto(&c.Text)
 		case keyCallID:
-			ok = p.stringInto(&c.CallID)
+			return p.stringInto(&c.CallID)
 		case keyName:
-			ok = p.stringInto(&c.Name)
+			return p.stringInto(&c.Name)
 		case keyArguments:
-			ok = p.stringInto(&c.Arguments)
+			return p.stringInto(&c.Arguments)
 		case keyFinish:
-			ok = p.stringInto((*string)(&c.Finish))
-		default:
-			return false
+			return p.stringInto((*string)(&c.Finish))
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) assembledMessage(m *AssembledMessage) bool {
@@ -133,21 +101,13 @@ func (p *eventParser) assembledMessage(m *AssembledMessage) bool {
 		return true
 	}
 	p.i, *m = start, AssembledMessage{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyBlocks:
-			ok = p.blocks(&m.Blocks)
-		default:
-			return false
+			return p.blocks(&m.Blocks)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 // blocks reads an array of blocks; [] gives an empty, non-nil slice and null a nil one, as
@@ -193,29 +153,21 @@ func (p *eventParser) block(b *Block) bool {
 		return true
 	}
 	p.i, *b = start, Block{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyType:
-			ok = p.stringInto(&b.Type)
+			return p.stringInto(&b.Type)
 		case keyText:
-			ok = p.stringInto(&b.Text)
+			return p.stringInto(&b.Text)
 		case keyCallID:
-			ok = p.stringInto(&b.CallID)
+			return p.stringInto(&b.CallID)
 		case keyName:
-			ok = p.stringInto(&b.Name)
+			return p.stringInto(&b.Name)
 		case keyArguments:
-			ok = p.stringInto(&b.Arguments)
-		default:
-			return false
+			return p.stringInto(&b.Arguments)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) toolError(te *ToolError) bool {
@@ -225,25 +177,17 @@ func (p *eventParser) toolError(te *ToolError) bool {
 		return true
 	}
 	p.i, *te = start, ToolError{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyName:
-			ok = p.stringInto(&te.Name)
+			return p.stringInto(&te.Name)
 		case keyCode:
-			ok = p.stringInto(&te.Code)
+			return p.stringInto(&te.Code)
 		case keyMessage:
-			ok = p.stringInto(&te.Message)
-		default:
-			return false
+			return p.stringInto(&te.Message)
 		}
-	}
-	return false
+		return false
+	})
 }
 
 func (p *eventParser) failure(f *Failure) bool {
@@ -256,27 +200,19 @@ func (p *eventParser) failure(f *Failure) bool {
 		return true
 	}
 	p.i, *f = start, Failure{}
-	if !p.open() {
-		return false
-	}
-	var seen keySet
-	for ok := true; ok; {
-		switch p.member(&seen) {
-		case keyEnd:
-			return true
+	return p.fields(func(key memberKey) bool {
+		switch key {
 		case keyCode:
-			ok = p.stringInto(&f.Code)
+			return p.stringInto(&f.Code)
 		case keyMessage:
-			ok = p.stringInto(&f.Message)
+			return p.stringInto(&f.Message)
 		case keyStatus:
-			ok = p.intInto(&f.Status)
+			return p.intInto(&f.Status)
 		case keyProviderRetryAfterMs:
-			ok = p.floatInto(&f.ProviderRetryAfterMs)
+			return p.floatInto(&f.ProviderRetryAfterMs)
 		case keyRequestID:
-			ok = p.stringInto(&f.RequestID)
-		default:
-			return false
+			return p.stringInto(&f.RequestID)
 		}
-	}
-	return false
+		return false
+	})
 }
