@@ -8,7 +8,7 @@ package harness
 // result, and everything else gets encoding/json's own answer and error message.
 // FuzzEventCodecMatchesEncodingJSON holds it to that. Within the fast path, the encoder's own
 // spelling is read as a straight line of constant comparisons (p.lit), and any other spelling by
-// a loop over each object's members (member, which names keys by memberKey): see the payload
+// the general loop over each object's members (fields, with member naming each key by memberKey): see the payload
 // readers in jsonl_decode_data.go. Strings are in jsonl_decode_string.go, numbers in
 // jsonl_decode_number.go.
 

@@ -350,10 +350,7 @@ func appendJSONString(dst []byte, s string) []byte {
 // cost. The last bytes, fewer than eight, go one by one.
 func skipSafe(s string, i int) int {
 	for ; i+8 <= len(s); i += 8 {
-		b := s[i : i+8]
-		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		if m := notSafeMarks(w); m != 0 {
+		if m := notSafeMarks(wordAt(s, i)); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
