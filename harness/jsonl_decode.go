@@ -17,6 +17,9 @@ package harness
 type eventParser struct {
 	b string // the line, copied once: every plain string decoded is a substring of it
 	i int
+	// slabs, when set, are where the payloads are decoded (a JSONLDecoder's); nil: each payload
+	// is a new allocation.
+	slabs *payloadSlabs
 }
 
 // decodeEventFast decodes a line the fast way; ok is false when encoding/json must decide.
@@ -25,14 +28,14 @@ func decodeEventFast(line []byte) (e Event, ok bool) { return decodeEventText(st
 // decodeEventText is decodeEventFast of a line already copied to a string (of a whole log, say):
 // the strings decoded are substrings of it.
 func decodeEventText(line string) (e Event, ok bool) {
-	ok = decodeEventTextInto(&e, line)
+	ok = decodeEventTextInto(&e, line, nil)
 	return e, ok
 }
 
 // decodeEventTextInto is decodeEventText into *e (an element of the log's slice, decoded in place
 // rather than copied there); on a line not on the fast path it leaves *e zero.
-func decodeEventTextInto(e *Event, line string) bool {
-	p := eventParser{b: line}
+func decodeEventTextInto(e *Event, line string, slabs *payloadSlabs) bool {
+	p := eventParser{b: line, slabs: slabs}
 	if p.lit(`{"seq":`) && p.int64Into(&e.Seq) && p.lit(`,"type":`) && p.stringInto(&e.Type) && e.Type != "" &&
 		p.lit(`,"time":`) && p.int64Into(&e.Time) && p.lit(`,"data":`) && p.dataInto(&e.Data, e.Type) &&
 		p.lit(`}`) && p.i == len(p.b) {

@@ -22,6 +22,9 @@ func (p *eventParser) lit(text string) bool {
 
 // data decodes the payload of an event of the given type.
 func (p *eventParser) data(eventType string) (EventData, bool) {
+	if p.slabs != nil {
+		return p.dataInSlabs(eventType) // a JSONLDecoder's
+	}
 	switch eventType {
 	case TypeUserMessage:
 		var d UserMessage

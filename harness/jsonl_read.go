@@ -12,15 +12,18 @@ import (
 // the lines first; ReadJSONL copies each line into its scanner's buffer and each again to decode
 // it. Anything out of the ordinary (a last line without its newline, a carriage return, a blank
 // or very long line, a line that does not decode) is left to ReadJSONL, whose answer it is.
-func DecodeJSONL(data []byte) ([]Event, error) { return decodeJSONL(data, false) }
+func DecodeJSONL(data []byte) ([]Event, error) { return decodeJSONLInto(data, false, nil, nil) }
 
 // DecodeJSONLShared is DecodeJSONL without copying the log's text: the events' strings are
 // substrings of data itself. It is for a caller that owns data and never changes it while the
 // events are in use (a file store's own read buffer, a property that compares the events and
 // drops them); a change to data would change the events' strings under them.
-func DecodeJSONLShared(data []byte) ([]Event, error) { return decodeJSONL(data, true) }
+func DecodeJSONLShared(data []byte) ([]Event, error) { return decodeJSONLInto(data, true, nil, nil) }
 
-func decodeJSONL(data []byte, shared bool) ([]Event, error) {
+// decodeJSONLInto is DecodeJSONL (DecodeJSONLShared if shared). With reuse set, the events are
+// decoded into *reuse's array (grown when it is short, and kept in *reuse for the next call) and
+// their payloads into slabs: a JSONLDecoder's memory. What ReadJSONL decides is its own, new.
+func decodeJSONLInto(data []byte, shared bool, reuse *[]Event, slabs *payloadSlabs) ([]Event, error) {
 	if len(data) == 0 {
 		return nil, nil // ReadJSONL's answer, without its 4 KB line buffer (a reopen that gained nothing)
 	}
@@ -34,7 +37,15 @@ func decodeJSONL(data []byte, shared bool) ([]Event, error) {
 		text = string(data)
 	}
 	// One event a line, each decoded in its place in the slice rather than copied there.
-	events := make([]Event, strings.Count(text, "\n"))
+	var events []Event
+	if lines := strings.Count(text, "\n"); reuse == nil {
+		events = make([]Event, lines)
+	} else {
+		if cap(*reuse) < lines {
+			*reuse = make([]Event, lines)
+		}
+		events = (*reuse)[:lines] // each element written whole by decodeEventTextInto
+	}
 	n := 0
 	for rest := text; rest != ""; n++ {
 		end := strings.IndexByte(rest, '\n') // rest ends in '\n'
@@ -43,7 +54,7 @@ func decodeJSONL(data []byte, shared bool) ([]Event, error) {
 		if end == 0 || end >= LineBytesMax/2 || line[end-1] == '\r' {
 			return ReadJSONL(bytes.NewReader(data))
 		}
-		if decodeEventTextInto(&events[n], line) {
+		if decodeEventTextInto(&events[n], line, slabs) {
 			continue
 		}
 		if strings.TrimSpace(line) == "" { // a blank line: checked only now, as the fast path refuses it

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/turnsim/turnsim/harness"
@@ -37,7 +38,20 @@ func FuzzDecodeJSONLIsReadJSONL(f *testing.F) {
 		if fmt.Sprint(sharedErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(shared, got) {
 			t.Fatalf("DecodeJSONLShared: %v, %v; DecodeJSONL: %v, %v", shared, sharedErr, got, gotErr)
 		}
+		// A decoder kept from the inputs before: what they left in its memory never shows.
+		fuzzDecoder.Lock()
+		defer fuzzDecoder.Unlock()
+		reused, reusedErr := fuzzDecoder.d.DecodeShared(bytes.Clone(data))
+		if fmt.Sprint(reusedErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(reused, shared) {
+			t.Fatalf("JSONLDecoder.DecodeShared: %v, %v; DecodeJSONLShared: %v, %v", reused, reusedErr, shared, sharedErr)
+		}
 	})
+}
+
+// fuzzDecoder is one decoder for every input of FuzzDecodeJSONLIsReadJSONL, reused across them.
+var fuzzDecoder struct {
+	sync.Mutex
+	d harness.JSONLDecoder
 }
 
 // DecodeJSONLShared's events point into the log it was given: no copy of the text is made, so
