@@ -52,6 +52,7 @@ func CheckWith(r *Run, extra []Property) []Violation {
 func CheckOnly(r *Run, props []Property) []Violation {
 	var all []Violation
 	x := newIndex(r)
+	defer x.release()
 	for _, p := range props {
 		if p.check == nil {
 			panic(fmt.Sprintf("properties: property %q was not made by Define", p.Name))

@@ -19,7 +19,7 @@ import (
 
 // The oracles must not read what they judge. properties/ may use the harness's vocabulary (its
 // types, its constants: event types, codes, lanes, kinds) and the means of reading a log back
-// (ReadJSONL, DecodeJSONL or DecodeJSONLShared, and ValidateLog, which log-replays judges the log with), but never
+// (ReadJSONL, DecodeJSONL, DecodeJSONLShared or a JSONLDecoder, and ValidateLog, which log-replays judges the log with), but never
 // its policy logic or defaults: no package-level variable (DefaultRetryableCodes), no other function
 // (DelayWindowMs, ParsePolicyKey, DefaultRetryPolicy, …), no method but the data accessors below.
 
@@ -37,6 +37,7 @@ var allowedHarnessFuncs = map[string]bool{
 // that read data. None decides anything the spec states.
 var allowedHarnessMethods = map[string]bool{
 	"AssembledMessage.ToolCalls": true, // the tool-call blocks of an assistant message
+	"JSONLDecoder.DecodeShared":  true, // log-replays: DecodeJSONLShared into memory kept across runs
 }
 
 // harnessUsesIn type-checks the package made of files (parsed with fset) and lists every use of

@@ -31,6 +31,8 @@ type index struct {
 	// runs is runsByCall's answer, worked out on its first call (runsKnown).
 	runs      map[callKey]ToolRun
 	runsKnown bool
+	// bufs are the arrays the index is built in, kept across runs (indexPool).
+	bufs indexBuffers
 }
 
 // stepRef is one step/start of a turn: its number and the step that number names in the turn
@@ -71,8 +73,12 @@ type stepIndex struct {
 	results     []eventAt[harness.ToolResult]
 }
 
+// newIndex builds the index of r in memory from indexPool; release hands it back.
 func newIndex(r *Run) *index {
-	x := &index{run: *r, brokenAtMs: -1}
+	x := indexPool.Get().(*index)
+	x.run, x.brokenAtMs = *r, -1
+	b := &x.bufs
+	b.cancels = b.cancels[:0]
 	for _, f := range r.Trace.Refusals {
 		if (f.Type == harness.TypeTurnEnd || f.Type == harness.TypeStepEnd) && x.brokenAtMs < 0 {
 			x.brokenAtMs = f.AtMs
@@ -101,18 +107,19 @@ func newIndex(r *Run) *index {
 	}
 	// Each turn's steps, and each step's calls and results, are packed in one array of each for
 	// the run (appendPacked), not grown one slice per turn and step.
-	stepRefs := make([]stepRef, 0, stepCount)
-	calls := make([]eventAt[harness.ToolCall], 0, callCount)
-	results := make([]eventAt[harness.ToolResult], 0, resultCount)
-	turns, steps := make([]turnIndex, 0, turnCount), make([]stepIndex, 0, stepCount)
+	stepRefs := empty(&b.stepRefs, stepCount)
+	calls := empty(&b.calls, callCount)
+	results := empty(&b.results, resultCount)
+	turns, steps := empty(&b.turns, turnCount), empty(&b.steps, stepCount)
 	// One array holds the turn list and the numbers' table: turn numbers 0 … turnCount.
-	turnPointers := make([]*turnIndex, turnCount+turnCount+1)
+	turnPointers := empty(&b.turnPointers, turnCount+turnCount+1)[:turnCount+turnCount+1]
+	clear(turnPointers[turnCount:]) // the table's: a number never started finds nil
 	x.turnList, x.turnsByNumber = turnPointers[:0:turnCount], turnPointers[turnCount:]
 	if retryCount > 0 {
-		x.retries = make([]eventAt[harness.LlmRetry], 0, retryCount)
+		x.retries = empty(&b.retries, retryCount)
 	}
 	if startedCount > 0 {
-		x.started = make([]eventAt[harness.LlmRetryStarted], 0, startedCount)
+		x.started = empty(&b.started, startedCount)
 	}
 	for _, e := range r.Log {
 		switch d := e.Data.(type) {
@@ -258,17 +265,24 @@ func (x *index) cancelsOf(t *turnIndex) []Cancel {
 	return t.cancels
 }
 
+// findCancels finds cancelsOf's answer, appended to the index's array of them (bufs.cancels) and
+// capped, so that no append to one turn's writes into another's; nil when there are none.
 func (x *index) findCancels(t *turnIndex) []Cancel {
-	var out []Cancel
+	all := x.bufs.cancels
+	start := len(all)
 	for _, c := range x.run.Trace.Cancels {
 		if c.Kind == pluginEnd || !c.Running || c.Turn != t.number {
 			continue
 		}
 		if c.SeqAt >= t.startSeq && (t.end == nil || c.SeqAt < t.endSeq) {
-			out = append(out, c)
+			all = append(all, c)
 		}
 	}
-	return out
+	x.bufs.cancels = all
+	if len(all) == start {
+		return nil
+	}
+	return all[start:len(all):len(all)]
 }
 
 // pluginEnd is the Cancel kind of the llm-retry plugin's lifetime ending.

@@ -104,6 +104,7 @@ func CheckLogWith(events []harness.Event, jsonl []byte, opts LogOptions) LogVerd
 func checkLog(events []harness.Event, jsonl []byte, opts LogOptions, splitRepair bool) LogVerdict {
 	r := &Run{Log: events, JSONL: jsonl, Trace: Trace{IdleAtMs: -1}, LateMs: opts.LateMs}
 	x := newIndex(r)
+	defer x.release()
 	var verdict LogVerdict
 	if n := len(x.turnList); n > 0 {
 		if last := x.turnList[n-1]; last.end == nil && splitRepair {
@@ -130,6 +131,7 @@ func checkLog(events []harness.Event, jsonl []byte, opts LogOptions, splitRepair
 // Check runs every property on r and returns what they found, in catalogue order.
 func Check(r *Run) []Violation {
 	x := newIndex(r)
+	defer x.release()
 	var all []Violation
 	// One violations for every property, not one each: the checks are called through a func
 	// value, so each would escape to the heap (43 allocations a run). It is the index's, which

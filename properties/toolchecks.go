@@ -125,7 +125,11 @@ func (x *index) runsByCall() map[callKey]ToolRun {
 	}
 	x.runsKnown = true
 	if len(x.run.Trace.Tools) > 0 {
-		x.runs = make(map[callKey]ToolRun, len(x.run.Trace.Tools))
+		if x.bufs.runs == nil {
+			x.bufs.runs = make(map[callKey]ToolRun, len(x.run.Trace.Tools))
+		}
+		x.runs = x.bufs.runs // the last run's map, its entries cleared (its room is kept)
+		clear(x.runs)
 	}
 	for _, r := range x.run.Trace.Tools {
 		x.runs[callKey{r.Turn, r.Step, r.CallID}] = r

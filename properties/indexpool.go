@@ -1,0 +1,54 @@
+package properties
+
+import (
+	"sync"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+// The index's memory is reused from one check to the next. The simulator checks every run it
+// makes, and each index allocated its arrays anew (the turns, steps, calls, results, retries;
+// about seven allocations and 2 KB a run), as did log-replays' decoding of the run's JSON Lines
+// (a payload for nearly every event, about twenty allocations). A finished index goes back to
+// indexPool with its arrays and its decoder, and the next index is built in them.
+//
+// Nothing of an index is seen after its check returns: Check and CheckOnly copy out what the
+// properties found, and a user's property must not keep the Run it is given (Define says so).
+// The arrays keep what the last run put in them until the next overwrites it, or the pool is
+// emptied by the collector.
+
+var indexPool = sync.Pool{New: func() any { return new(index) }}
+
+// indexBuffers are an index's arrays, kept across runs; the index's own slices are views of them.
+type indexBuffers struct {
+	stepRefs     []stepRef
+	calls        []eventAt[harness.ToolCall]
+	results      []eventAt[harness.ToolResult]
+	turns        []turnIndex
+	steps        []stepIndex
+	turnPointers []*turnIndex
+	retries      []eventAt[harness.LlmRetry]
+	started      []eventAt[harness.LlmRetryStarted]
+	// cancels holds every turn's cancelsOf answer, one after another.
+	cancels []Cancel
+	runs    map[callKey]ToolRun
+	// decoder is log-replays' decoder of the run's JSON Lines.
+	decoder harness.JSONLDecoder
+}
+
+// release puts x back in the pool. Neither x nor anything taken from its index may be used after.
+func (x *index) release() {
+	bufs := x.bufs
+	*x = index{} // no reference to the run stays in the pool but the arrays' stale contents
+	x.bufs = bufs
+	indexPool.Put(x)
+}
+
+// empty is *buf, emptied, with room for n elements without growing: the array kept from the
+// last run when it is large enough, a new one (kept in *buf for the next) when not.
+func empty[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, 0, n)
+	}
+	return (*buf)[:0]
+}
