@@ -71,3 +71,39 @@ func TestLogReplaysReadBackToTheEndOrMidLine(t *testing.T) {
 	r.ReadBack = &ReadBack{Bytes: r.JSONL[:len(prefix)+5], Events: slices.Clone(r.Log[:3])}
 	assert.Empty(t, Check(r), "a read-back ending inside a line")
 }
+
+// log-replays catches every event that does not survive its write: a harness that wrote a value
+// other than the one it keeps (or mangled it on the way), in any field of any line. Each mangled
+// log is checked between faithful ones, so the decoder's memory, kept from one check to the
+// next, carries nothing from one to another: a mangled line is never read as the last log's.
+func TestLogReplaysCatchesAMangledEvent(t *testing.T) {
+	r := settledTurn(t)
+	faithful := r.JSONL
+	lines := bytes.SplitAfter(faithful, []byte("\n"))
+	lines = lines[:len(lines)-1] // the empty rest after the last newline
+	// Each replacement changes one value of the line and leaves it decodable.
+	changes := [][2]string{{`"seq":`, `"seq":1`}, {`"time":`, `"time":9`}, {`"turn":1`, `"turn":2`},
+		{`"step":1`, `"step":3`}, {`"id":"m1"`, `"id":"m2"`}, {`"text":"hi"`, `"text":"ho"`},
+		{`"messageId":"m1"`, `"messageId":"x"`}, {`"kind":"completed"`, `"kind":"error"`},
+		{`"finish":"completed"`, `"finish":"max-tokens"`}, {`"lane":"next-turn"`, `"lane":"next-step"`}}
+	mangled := 0
+	for i, line := range lines {
+		for _, c := range changes {
+			if !bytes.Contains(line, []byte(c[0])) {
+				continue
+			}
+			changed := bytes.Replace(line, []byte(c[0]), []byte(c[1]), 1)
+			r.JSONL = slices.Concat(slices.Concat(lines[:i]...), changed, slices.Concat(lines[i+1:]...))
+			assert.Equal(t, 1, fired(r)["log-replays"], "line %d with %s for %s: %s", i+1, c[1], c[0], changed)
+			mangled++
+			r.JSONL = faithful
+			assert.Empty(t, Check(r), "the faithful log after line %d with %s", i+1, c[1])
+		}
+	}
+	require.GreaterOrEqual(t, mangled, len(lines), "every line mangled at least once")
+
+	// An event the harness changed in memory after writing it: the log kept is not the one read.
+	r.Log = slices.Clone(r.Log)
+	r.Log[4].Data = harness.InboxClaim{Turn: 1, Step: 1, Lane: harness.LaneNextTurn, MessageID: "m9"}
+	assert.Equal(t, 1, fired(r)["log-replays"], "an event changed after its write")
+}
