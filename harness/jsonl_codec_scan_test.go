@@ -91,7 +91,7 @@ func TestUnquoteASCIIIsUnquoteJSON(t *testing.T) {
 		if _, ok := p.string(); !ok {
 			t.Fatalf("the scanner refuses %q", s)
 		}
-		if got, want := unquoteASCII(s), unquoteJSON(s); got != want {
+		if got, want := unquoteASCII(s, make([]byte, len(s))), unquoteJSON(s); got != want {
 			t.Fatalf("unquoteASCII(%q) = %q, want %q", s, got, want)
 		}
 	}

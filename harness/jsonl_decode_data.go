@@ -285,7 +285,7 @@ func (p *eventParser) toolResult(d *ToolResult) bool {
 		p.lit(`,"callId":`) && p.stringInto(&d.CallID) && p.lit(`,"isError":`) && p.boolInto(&d.IsError) &&
 		p.lit(`,"content":`) && p.stringInto(&d.Content)
 	if ok && p.lit(`,"error":`) {
-		d.Error = &ToolError{}
+		d.Error = p.newToolError()
 		ok = p.toolError(d.Error)
 	}
 	if ok && p.lit(`}`) {
@@ -305,7 +305,7 @@ func (p *eventParser) toolResult(d *ToolResult) bool {
 		case keyContent:
 			return p.stringInto(&d.Content)
 		case keyError:
-			d.Error = &ToolError{}
+			d.Error = p.newToolError()
 			return p.toolError(d.Error)
 		}
 		return false
@@ -319,7 +319,7 @@ func (p *eventParser) llmRetry(d *LlmRetry) bool {
 		p.lit(`,"mode":`) && p.stringInto((*string)(&d.Mode)) && p.lit(`,"policyKey":`) && p.stringInto(&d.PolicyKey) &&
 		p.lit(`,"retry":`) && p.intInto(&d.Retry)
 	if ok && p.lit(`,"maxRetries":`) {
-		d.MaxRetries = new(int)
+		d.MaxRetries = p.newInt()
 		ok = p.intInto(d.MaxRetries)
 	}
 	ok = ok && p.lit(`,"delayMs":`) && p.floatInto(&d.DelayMs) && p.lit(`,"failure":`) && p.failure(&d.Failure)
@@ -344,7 +344,7 @@ func (p *eventParser) llmRetry(d *LlmRetry) bool {
 		case keyRetry:
 			return p.intInto(&d.Retry)
 		case keyMaxRetries:
-			d.MaxRetries = new(int)
+			d.MaxRetries = p.newInt()
 			return p.intInto(d.MaxRetries)
 		case keyDelayMs:
 			return p.floatInto(&d.DelayMs)

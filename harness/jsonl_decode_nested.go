@@ -24,11 +24,11 @@ func (p *eventParser) turnEndReason(r *TurnEndReason) bool {
 	start := p.i
 	ok := p.lit(`{"kind":`) && p.stringInto(&r.Kind)
 	if ok && p.lit(`,"reason":`) {
-		r.Reason = &CancelCause{}
+		r.Reason = p.newCancelCause()
 		ok = p.cancelCause(r.Reason)
 	}
 	if ok && p.lit(`,"error":`) {
-		r.Error = &Failure{}
+		r.Error = p.newFailure()
 		ok = p.failure(r.Error)
 	}
 	if ok && p.lit(`}`) {
@@ -40,10 +40,10 @@ func (p *eventParser) turnEndReason(r *TurnEndReason) bool {
 		case keyKind:
 			return p.stringInto(&r.Kind)
 		case keyReason:
-			r.Reason = &CancelCause{}
+			r.Reason = p.newCancelCause()
 			return p.cancelCause(r.Reason)
 		case keyError:
-			r.Error = &Failure{}
+			r.Error = p.newFailure()
 			return p.failure(r.Error)
 		}
 		return false
@@ -122,11 +122,18 @@ func (p *eventParser) blocks(out *[]Block) bool {
 	if !p.consume('[') {
 		return false
 	}
-	blocks := []Block{}
 	p.space()
 	if p.consume(']') {
-		*out = blocks
+		*out = []Block{} // empty, not nil (and no allocation: it has no elements)
 		return true
+	}
+	// The blocks are appended to a JSONLDecoder's array of them when there is one (and taken as a
+	// slice of it, capped, at the end), to a new slice otherwise.
+	var blocks []Block
+	start := 0
+	if p.slabs != nil {
+		blocks = p.slabs.blocks
+		start = len(blocks)
 	}
 	for {
 		var b Block
@@ -136,7 +143,10 @@ func (p *eventParser) blocks(out *[]Block) bool {
 		blocks = append(blocks, b)
 		p.space()
 		if p.consume(']') {
-			*out = blocks
+			if p.slabs != nil {
+				p.slabs.blocks = blocks
+			}
+			*out = blocks[start:len(blocks):len(blocks)]
 			return true
 		}
 		if !p.consume(',') {

@@ -7,7 +7,8 @@ import "unsafe"
 // event (an interface holds a copy of its value, made on the heap), about twenty a run of the
 // simulator, whose log-replays property decodes each run's log only to compare it with the
 // session's and drop it; with a decoder kept across runs those allocations are made once, when
-// the decoder grows to the size of the logs it reads.
+// the decoder grows to the size of the logs it reads. So are the allocations of what payloads
+// point at (a message's blocks, a turn end's cause) and of strings with escapes.
 //
 // The zero JSONLDecoder is ready to use. It is not safe for concurrent use.
 type JSONLDecoder struct {
@@ -16,10 +17,11 @@ type JSONLDecoder struct {
 }
 
 // DecodeShared is DecodeJSONLShared(data) into the decoder's memory: the same events, or the
-// same error. The events and their payloads are overwritten by the decoder's next call: a caller
-// reads them, and keeps none of them (nor a payload taken out of one, which is a copy and may be
-// kept), before it decodes again. As with DecodeJSONLShared, their strings are substrings of
-// data, which must not change while they are in use.
+// same error. The events are overwritten by the decoder's next call, and so is what they point
+// at: their payloads, a payload's blocks, cause, error and maxRetries, and the strings with
+// escapes (the others are substrings of data, which must not change while they are in use, as
+// with DecodeJSONLShared). A caller reads them and keeps nothing of them, not even a payload
+// copied out of one, before it decodes again.
 func (d *JSONLDecoder) DecodeShared(data []byte) ([]Event, error) {
 	d.slabs.reset()
 	events, err := decodeJSONLInto(data, true, &d.events, &d.slabs)
@@ -46,6 +48,15 @@ type payloadSlabs struct {
 	toolResult       slab[ToolResult]
 	llmRetry         slab[LlmRetry]
 	llmRetryStarted  slab[LlmRetryStarted]
+	// What payloads point at: a turn end's cause or error, a tool result's error, a retry's
+	// maxRetries, an assistant message's blocks (one array, each message's a capped slice of it),
+	// and the bytes of the strings with escapes (textBytes), whose values are not in the log.
+	cancelCauses slab[CancelCause]
+	failures     slab[Failure]
+	toolErrors   slab[ToolError]
+	ints         slab[int]
+	blocks       []Block
+	textBytes    []byte
 }
 
 func (s *payloadSlabs) reset() {
@@ -53,6 +64,56 @@ func (s *payloadSlabs) reset() {
 	s.turnStart.used, s.turnEnd.used, s.stepStart.used, s.stepEnd.used = 0, 0, 0, 0
 	s.assistantChunk.used, s.assistantMessage.used, s.toolCall.used, s.toolResult.used = 0, 0, 0, 0
 	s.llmRetry.used, s.llmRetryStarted.used = 0, 0
+	s.cancelCauses.used, s.failures.used, s.toolErrors.used, s.ints.used = 0, 0, 0, 0
+	s.blocks, s.textBytes = s.blocks[:0], s.textBytes[:0]
+}
+
+// The parser's allocations of what payloads point at: in its JSONLDecoder's slabs when it has
+// one, new otherwise.
+
+func (p *eventParser) newCancelCause() *CancelCause {
+	if p.slabs == nil {
+		return &CancelCause{}
+	}
+	return p.slabs.cancelCauses.take()
+}
+
+func (p *eventParser) newFailure() *Failure {
+	if p.slabs == nil {
+		return &Failure{}
+	}
+	return p.slabs.failures.take()
+}
+
+func (p *eventParser) newToolError() *ToolError {
+	if p.slabs == nil {
+		return &ToolError{}
+	}
+	return p.slabs.toolErrors.take()
+}
+
+func (p *eventParser) newInt() *int {
+	if p.slabs == nil {
+		return new(int)
+	}
+	return p.slabs.ints.take()
+}
+
+// text is a buffer of n bytes for a string's value: a new one, or the next n bytes of the
+// decoder's array of them (a new, larger array when they do not fit: the strings made in the old
+// one keep it). Its capacity is n, so nothing written into it reaches another string's bytes.
+func (p *eventParser) text(n int) []byte {
+	if p.slabs == nil {
+		return make([]byte, n)
+	}
+	b := p.slabs.textBytes
+	if cap(b)-len(b) < n {
+		b = make([]byte, 0, max(2*cap(b), n, 256))
+	}
+	start := len(b)
+	b = b[:start+n]
+	p.slabs.textBytes = b
+	return b[start : start+n : start+n]
 }
 
 // slab is an array of payloads of one type, the first used of them taken.

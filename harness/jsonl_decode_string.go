@@ -97,7 +97,7 @@ func (p *eventParser) stringRest(start, i int) (string, bool) {
 			case !escaped && utf8.ValidString(raw): // only UTF-8 beyond plain bytes: its own value
 				return raw, true
 			case ascii:
-				return unquoteASCII(raw), true
+				return unquoteASCII(raw, p.text(len(raw))), true
 			}
 			return unquoteJSON(raw), true
 		case c == '\\':
@@ -152,10 +152,9 @@ func hex4(b string) rune {
 // a buffer of that length, which becomes the string without a copy. The bytes up to the next
 // backslash go eight at a time: a word is stored whole wherever its backslash is (the bytes from
 // there on are written over next), there being room for it since the value so far is no longer
-// than the text read.
-func unquoteASCII(s string) string {
+// than the text read. out is the buffer, of len(s) bytes (eventParser.text).
+func unquoteASCII(s string, out []byte) string {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	out := make([]byte, len(s))
 	n := 0
 	for r := 0; r < len(s); {
 		if r+8 <= len(s) {
