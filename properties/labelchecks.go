@@ -46,7 +46,6 @@ func checkFaultLabelled(x *index, v *violations) {
 	if !x.run.Traced {
 		return // the labels follow from what the world did: a log alone does not say
 	}
-	runs := x.runsByCall()
 	registered := func(name string) bool {
 		return slices.Contains(x.run.ParallelTools, name) || slices.Contains(x.run.ExclusiveTools, name)
 	}
@@ -56,7 +55,7 @@ func checkFaultLabelled(x *index, v *violations) {
 			if !ok || setAside(r.data) {
 				continue
 			}
-			run, ran := runs[callKey{t.number, step, c.data.CallID}]
+			run, ran := x.runOf(callKey{t.number, step, c.data.CallID})
 			if !registered(c.data.Name) && ran {
 				v.add(c.seq, c.timeMs, "turn %d step %d: call %s to the unknown tool %q ran", t.number, step, c.data.CallID, c.data.Name)
 			}

@@ -336,3 +336,26 @@ func checkRetryBudgetByMaps(x *index, v *violations) {
 		}
 	}
 }
+
+func checkRetryIDContinuityByMaps(x *index, v *violations) {
+	type chain struct {
+		turn, step       int
+		provider, policy string
+	}
+	ids := map[chain]string{}
+	counts := map[chain]int{}
+	owners := map[string]chain{}
+	for _, r := range x.retries {
+		c := chain{r.data.Turn, r.data.Step, r.data.Provider, r.data.PolicyKey}
+		if id, ok := ids[c]; ok && id != r.data.RetryID {
+			v.add(r.seq, r.timeMs, "retry #%d of a chain changed retryId from %s to %s", r.data.Retry, id, r.data.RetryID)
+		}
+		if owner, ok := owners[r.data.RetryID]; ok && owner != c {
+			v.add(r.seq, r.timeMs, "retryId %s is shared by two chains", r.data.RetryID)
+		}
+		if r.data.Retry != counts[c]+1 {
+			v.add(r.seq, r.timeMs, "retry #%d follows retry #%d of its chain", r.data.Retry, counts[c])
+		}
+		ids[c], owners[r.data.RetryID], counts[c] = r.data.RetryID, c, r.data.Retry
+	}
+}

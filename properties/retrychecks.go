@@ -273,26 +273,67 @@ func (x *index) grantedIn(turn, step int) int {
 	return n
 }
 
+// retryChain names a chain of retries: the step it retries, and the provider and policy.
+type retryChain struct {
+	turn, step       int
+	provider, policy string
+}
+
+// checkRetryIDContinuity follows each chain's id and count, and each id's chain, through the
+// llm/retry records. A run has a few chains and ids, searched in lists that start on the stack
+// rather than mapped: the maps (three, keyed by strings) were most of the property's cost.
 func checkRetryIDContinuity(x *index, v *violations) {
-	type chain struct {
-		turn, step       int
-		provider, policy string
+	type chainState struct {
+		chain retryChain
+		id    string // the chain's last retryId
+		count int    // its last retry's number
 	}
-	ids := map[chain]string{}
-	counts := map[chain]int{}
-	owners := map[string]chain{}
+	type owner struct {
+		id    string
+		chain retryChain // the last chain to use the id
+	}
+	var chainsArray [8]chainState
+	var ownersArray [8]owner
+	chains, owners := chainsArray[:0], ownersArray[:0]
 	for _, r := range x.retries {
-		c := chain{r.data.Turn, r.data.Step, r.data.Provider, r.data.PolicyKey}
-		if id, ok := ids[c]; ok && id != r.data.RetryID {
-			v.add(r.seq, r.timeMs, "retry #%d of a chain changed retryId from %s to %s", r.data.Retry, id, r.data.RetryID)
+		c := retryChain{r.data.Turn, r.data.Step, r.data.Provider, r.data.PolicyKey}
+		state := -1
+		for i := range chains {
+			if chains[i].chain == c {
+				state = i
+				break
+			}
 		}
-		if owner, ok := owners[r.data.RetryID]; ok && owner != c {
+		if state >= 0 && chains[state].id != r.data.RetryID {
+			v.add(r.seq, r.timeMs, "retry #%d of a chain changed retryId from %s to %s", r.data.Retry, chains[state].id, r.data.RetryID)
+		}
+		owned := -1
+		for i := range owners {
+			if owners[i].id == r.data.RetryID {
+				owned = i
+				break
+			}
+		}
+		if owned >= 0 && owners[owned].chain != c {
 			v.add(r.seq, r.timeMs, "retryId %s is shared by two chains", r.data.RetryID)
 		}
-		if r.data.Retry != counts[c]+1 {
-			v.add(r.seq, r.timeMs, "retry #%d follows retry #%d of its chain", r.data.Retry, counts[c])
+		count := 0
+		if state >= 0 {
+			count = chains[state].count
 		}
-		ids[c], owners[r.data.RetryID], counts[c] = r.data.RetryID, c, r.data.Retry
+		if r.data.Retry != count+1 {
+			v.add(r.seq, r.timeMs, "retry #%d follows retry #%d of its chain", r.data.Retry, count)
+		}
+		if state < 0 {
+			chains = append(chains, chainState{chain: c})
+			state = len(chains) - 1
+		}
+		chains[state].id, chains[state].count = r.data.RetryID, r.data.Retry
+		if owned < 0 {
+			owners = append(owners, owner{id: r.data.RetryID})
+			owned = len(owners) - 1
+		}
+		owners[owned].chain = c
 	}
 }
 

@@ -93,14 +93,13 @@ func checkNoDispatchAfterCancel(x *index, v *violations) {
 			continue
 		}
 		first := cancels[0]
-		runs := x.runsByCall()
 		for _, ref := range t.steps {
 			sn, s := ref.number, ref.step
 			// A synthetic tool/call whose result the store refused reads like a real dispatch: a
 			// call that never ran, in a step where a tool/result was refused, is taken for one.
 			refusedResult := x.refusedIn(n, sn, harness.TypeToolResult)
 			for _, c := range s.calls {
-				_, ran := runs[callKey{n, sn, c.data.CallID}]
+				_, ran := x.runOf(callKey{n, sn, c.data.CallID})
 				if c.seq > first.SeqAt && !s.syntheticFor(c.data.CallID) && (ran || !refusedResult) {
 					v.add(c.seq, c.timeMs, "turn %d: call %s dispatched after the %s cancel at +%.3fs", n, c.data.CallID, first.Kind, float64(first.AtMs)/1000)
 				}
@@ -115,6 +114,29 @@ type callKey struct {
 	turn, step int
 	id         string
 }
+
+// runOf is the simulated tool's execution of call k (a call run twice: its last run), and
+// whether it ran. A run's few executions are searched, last first, rather than mapped: four
+// properties look calls up, and hashing a key of two ints and a string to build and read a map
+// cost more than the comparisons (1 % of a schedule's CPU). Beyond runsSearchedMax executions
+// they are mapped once for the run (runsByCall), so a run of many tool calls is not searched
+// quadratically.
+func (x *index) runOf(k callKey) (ToolRun, bool) {
+	tools := x.run.Trace.Tools
+	if len(tools) > runsSearchedMax {
+		r, ok := x.runsByCall()[k]
+		return r, ok
+	}
+	for i := len(tools) - 1; i >= 0; i-- {
+		if r := &tools[i]; r.CallID == k.id && r.Turn == k.turn && r.Step == k.step {
+			return *r, true
+		}
+	}
+	return ToolRun{}, false
+}
+
+// runsSearchedMax is how many tool executions runOf searches before it maps them instead.
+const runsSearchedMax = 32
 
 // runsByCall indexes the simulated tools' executions by the call they run (a call run twice: by
 // its last run). It is built on the first call, once for the run, and shared: callers only read
@@ -138,13 +160,12 @@ func (x *index) runsByCall() map[callKey]ToolRun {
 }
 
 func checkDrainRealResults(x *index, v *violations) {
-	runs := x.runsByCall()
 	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
 		if x.schedulerFailed(t.number, step) {
 			return
 		}
 		for _, c := range s.calls {
-			run, started := runs[callKey{t.number, step, c.data.CallID}]
+			run, started := x.runOf(callKey{t.number, step, c.data.CallID})
 			if !started {
 				continue
 			}
@@ -188,7 +209,6 @@ func drainedCode(outcome string) string {
 }
 
 func checkUnstartedGetSynthetic(x *index, v *violations) {
-	runs := x.runsByCall()
 	known := func(name string) bool {
 		return slices.Contains(x.run.ParallelTools, name) || slices.Contains(x.run.ExclusiveTools, name)
 	}
@@ -202,7 +222,7 @@ func checkUnstartedGetSynthetic(x *index, v *violations) {
 			}
 			last, ok := s.resultFor(block.CallID)
 			result := last.data
-			_, ran := runs[callKey{t.number, step, block.CallID}]
+			_, ran := x.runOf(callKey{t.number, step, block.CallID})
 			switch {
 			case !ok:
 				v.add(s.messageSeq, -1, "turn %d step %d: the model asked for %s and it got no result", t.number, step, block.CallID)
