@@ -1,7 +1,9 @@
 package properties
 
 import (
+	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
@@ -128,4 +130,59 @@ func TestRefusedInIsTheMap(t *testing.T) {
 			}
 		}
 	})
+}
+
+// release leaves nothing of the run in a pooled index but its buffers: every other field is
+// zero, whatever a check set, so the next newIndex starts from a zero index.
+func TestReleaseZeroesAllButTheBuffers(t *testing.T) {
+	x := &index{}
+	value := reflect.ValueOf(x).Elem()
+	for i := range value.NumField() {
+		if value.Type().Field(i).Name == "bufs" {
+			continue
+		}
+		// Set every field to a non-zero value of its type, through its address (unexported).
+		field := reflect.NewAt(value.Field(i).Type(), unsafe.Pointer(value.Field(i).UnsafeAddr())).Elem()
+		field.Set(nonZero(t, field.Type()))
+	}
+	x.bufs.stepRefs = make([]stepRef, 0, 3)
+	x.release()
+	value = reflect.ValueOf(x).Elem()
+	for i := range value.NumField() {
+		name := value.Type().Field(i).Name
+		if name != "bufs" && !value.Field(i).IsZero() {
+			t.Errorf("release leaves the index's %s set", name)
+		}
+	}
+	if cap(x.bufs.stepRefs) != 3 {
+		t.Errorf("release dropped the buffers")
+	}
+}
+
+// nonZero is a value of type typ that is not its zero value.
+func nonZero(t *testing.T, typ reflect.Type) reflect.Value {
+	v := reflect.New(typ).Elem()
+	switch typ.Kind() {
+	case reflect.Bool:
+		v.SetBool(true)
+	case reflect.Int, reflect.Int64:
+		v.SetInt(7)
+	case reflect.String:
+		v.SetString("x")
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(typ, 1, 1))
+	case reflect.Map:
+		v.Set(reflect.MakeMap(typ))
+	case reflect.Pointer:
+		v.Set(reflect.New(typ.Elem()))
+	case reflect.Struct:
+		if typ.NumField() == 0 {
+			t.Fatalf("no non-zero value of %v", typ)
+		}
+		f := reflect.NewAt(typ.Field(0).Type, unsafe.Pointer(v.Field(0).UnsafeAddr())).Elem()
+		f.Set(nonZero(t, f.Type()))
+	default:
+		t.Fatalf("no non-zero value of kind %v", typ.Kind())
+	}
+	return v
 }
