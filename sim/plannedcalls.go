@@ -30,6 +30,14 @@ func (t *tracer) askedCall(arguments string) (toolArguments, error) {
 	if ok {
 		return args, nil
 	}
+	return decodeCall(arguments)
+}
+
+// decodeCall decodes arguments the world never wrote. Apart from askedCall, so that only this
+// variable escapes to the heap (through Unmarshal), not askedCall's: that was an allocation a
+// tool call.
+func decodeCall(arguments string) (toolArguments, error) {
+	var args toolArguments
 	err := json.Unmarshal([]byte(arguments), &args)
 	return args, err
 }
