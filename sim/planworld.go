@@ -28,8 +28,9 @@ type planProvider struct {
 	// perAnswerHigh is the highest number a call-id-reuse answer has given its calls so far
 	// (call-1 … call-perAnswerHigh): a later such answer reuses the ids up to it.
 	perAnswerHigh int
-	// logLen is the session log's length now, for a request's EndSeq (nil: not known).
-	logLen func() int64
+	// world is the world the provider serves, for the session log's length now, a request's
+	// EndSeq (nil: not known, 0).
+	world *world
 	// streams is room for the next requests' streams (newStream).
 	streams []planStream
 	// messages is the last request's record of its conversation, with room to grow
@@ -148,8 +149,8 @@ func (s *planStream) ended() {
 	t := s.provider.tracer
 	now := t.nowMs()
 	var seq int64
-	if s.provider.logLen != nil {
-		seq = s.provider.logLen()
+	if w := s.provider.world; w != nil {
+		seq = w.logLen()
 	}
 	t.mu.Lock()
 	t.trace.Requests[s.index].EndMs, t.trace.Requests[s.index].EndSeq = now, seq

@@ -12,6 +12,7 @@ import (
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/harness/filestore"
+	"github.com/turnsim/turnsim/internal/splitmix"
 	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim/sched"
 )
@@ -49,6 +50,9 @@ type world struct {
 	// acknowledged are the current incarnation's events whose append returned (its history too):
 	// a prefix of its session's log, never a copy of it (Session.Log).
 	acknowledged []harness.Event
+	// tools are turnsim's simulated tools, made by the first incarnation and given to the next
+	// ones (nil with the user's tools).
+	tools []harness.Tool
 	// policy is the plan's retry policy with its key worked out, made by the first incarnation
 	// and lent to the next ones: a key is the policy's (RetryPolicy.PolicyKey), so an agent
 	// given it derives nothing else, and three float formattings per restart were 1% of a
@@ -81,11 +85,13 @@ type world struct {
 var errCrashed = errors.New("sim: the agent's process crashed")
 
 func newWorld(schedule Schedule, rt harness.Runtime, scheduler *sched.Scheduler, user Agent) *world {
-	t := newTracer(rt)
-	w := &world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user}
+	parts := new(worldParts)
+	w, t := &parts.world, &parts.tracer
+	t.init(rt)
+	*w = world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user}
 	w.userTools = newUserTools(user, rt, schedule.Seed)
-	w.provider = &planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools}
-	w.provider.logLen = w.logLen
+	parts.provider = planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools, world: w}
+	w.provider = &parts.provider
 	w.keepDurable = w.plansCrashes()
 	if w.keepDurable {
 		w.disk = newDisk()
@@ -255,19 +261,29 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 		}
 		handlers = append(handlers, compaction)
 	}
-	tools := planTools(w.rt, t)
+	var tools []harness.Tool
 	if w.user.Tools != nil {
-		tools = wrapUserTools(w.user.Tools(w.rt), w.rt, t)
+		tools = wrapUserTools(w.user.Tools(w.rt), w.rt, t) // the user's, made anew for each incarnation
+	} else {
+		if w.tools == nil { // turnsim's own, made once: the harness copies the list, and no tool has state
+			w.tools = planTools(w.rt, t)
+		}
+		tools = w.tools
 	}
 	var provider harness.Provider = w.provider
 	if w.user.WrapProvider != nil {
 		provider = w.user.WrapProvider(provider)
 	}
-	w.store = &simStore{world: w, log: log}
+	parts := &incarnationParts{
+		store:   simStore{world: w, log: log},
+		runtime: tracingRuntime{Runtime: rt, tracer: t, world: w},
+		random:  splitmix.Random{Rand: splitmix.New(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16))},
+	}
+	w.store = &parts.store
 	agent, err := harness.New(harness.Config{
 		Provider:             provider,
-		Runtime:              tracingRuntime{Runtime: rt, tracer: t, logLen: w.provider.logLen}, // w.logLen, made once
-		Random:               faults.NewRand(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16)),
+		Runtime:              &parts.runtime,
+		Random:               &parts.random,
 		Store:                w.store,
 		RetryPolicy:          policy,
 		RetryStrategy:        w.strategy(),

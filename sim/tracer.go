@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/properties"
 )
@@ -19,9 +20,9 @@ type tracer struct {
 	start   time.Time
 	trace   properties.Trace
 	// exercised counts, per fault of the catalogue (faultNames' order), how often it actually
-	// struck in this run: a slice, not a map, so a run makes one small allocation for it and
-	// hashes no name to read it back.
-	exercised    []int
+	// struck in this run: an array, not a map, so it takes no allocation of its own and hashes
+	// no name to read it back.
+	exercised    [faults.Count]int
 	toolsRunning int
 	// toolOrder numbers tool starts and ends, for pool-limit's notion of "at once".
 	toolOrder int64
@@ -31,7 +32,15 @@ type tracer struct {
 
 // newTracer records a run on rt, measuring virtual time from rt's clock at this moment.
 func newTracer(rt harness.Runtime) *tracer {
-	return &tracer{runtime: rt, start: rt.Clock().Now(), exercised: make([]int, len(faultNames)), trace: properties.Trace{IdleAtMs: -1}}
+	t := new(tracer)
+	t.init(rt)
+	return t
+}
+
+// init makes t, zero, a tracer of a run on rt, as newTracer does: for a tracer that is part of
+// a larger allocation (a world's, newWorld).
+func (t *tracer) init(rt harness.Runtime) {
+	t.runtime, t.start, t.trace.IdleAtMs = rt, rt.Clock().Now(), -1
 }
 
 // nowMs is the runtime's clock in Unix milliseconds: the time base of the session log, so trace
@@ -63,8 +72,8 @@ func (t *tracer) strike(fault string) {
 
 func (t *tracer) agentError(e harness.AgentError) {
 	record := properties.AgentError{AtMs: t.nowMs(), Turn: e.Turn, Source: e.Source, Err: harness.ErrorChain(e.Err)}
-	var invariant *harness.InvariantError
-	if errors.As(e.Err, &invariant) {
+	// AsType, not As: As's target escaped to the heap, an allocation for every agent error.
+	if invariant, ok := errors.AsType[*harness.InvariantError](e.Err); ok {
 		record.Invariant = invariant.Rule
 	}
 	t.mu.Lock()
@@ -77,16 +86,16 @@ func (t *tracer) agentError(e harness.AgentError) {
 type tracingRuntime struct {
 	harness.Runtime
 	tracer *tracer
-	logLen func() int64
+	world  *world // for the session log's length when a wait starts
 }
 
-func (r tracingRuntime) Sleep(d time.Duration, cancel ...context.Context) error {
+func (r *tracingRuntime) Sleep(d time.Duration, cancel ...context.Context) error {
 	t := r.tracer
 	wait := properties.Wait{
 		StartMs:   t.nowMs(),
 		EndMs:     -1,
 		DelayMs:   float64(d) / float64(time.Millisecond),
-		SeqBefore: r.logLen(),
+		SeqBefore: r.world.logLen(),
 	}
 	var index int
 	t.record(func(tr *properties.Trace) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/internal/splitmix"
 	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim/sched"
 )
@@ -58,6 +59,24 @@ type Outcome struct {
 	Exercised []string
 	// Outcomes lists the turn/end reason kinds the log holds, sorted, each once.
 	Outcomes []string
+}
+
+// worldParts are a world and the tracer and provider it keeps for the whole run, allocated as
+// one: they live and die together, and were three allocations.
+type worldParts struct {
+	world    world
+	tracer   tracer
+	provider planProvider
+}
+
+// incarnationParts are what an incarnation of the agent is built with and keeps for its life,
+// allocated as one (startIncarnation): its store, its runtime (boxed into the harness's
+// interface, an allocation of its own before) and the harness's random source, a Random that
+// reads and draws what faults.NewRand's *rand.Rand would, for none of its two allocations.
+type incarnationParts struct {
+	store   simStore
+	runtime tracingRuntime
+	random  splitmix.Random
 }
 
 // errLivenessDeadline ends the wait for the agent to settle.
