@@ -51,7 +51,7 @@ type world struct {
 	// a prefix of its session's log, never a copy of it (Session.Log).
 	acknowledged []harness.Event
 	// tools are turnsim's simulated tools, made by the first incarnation and given to the next
-	// ones (nil with the user's tools).
+	// ones (empty with the user's tools).
 	tools []harness.Tool
 	// policy is the plan's retry policy with its key worked out, made by the first incarnation
 	// and lent to the next ones: a key is the policy's (RetryPolicy.PolicyKey), so an agent
@@ -90,8 +90,9 @@ func newWorld(schedule Schedule, rt harness.Runtime, scheduler *sched.Scheduler,
 	t.init(rt)
 	*w = world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user}
 	w.userTools = newUserTools(user, rt, schedule.Seed)
-	parts.provider = planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools, world: w}
+	parts.provider = planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools, world: w, streams: parts.streams[:]}
 	w.provider = &parts.provider
+	w.tools = parts.tools[:0]
 	w.keepDurable = w.plansCrashes()
 	if w.keepDurable {
 		w.disk = newDisk()
@@ -265,8 +266,8 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 	if w.user.Tools != nil {
 		tools = wrapUserTools(w.user.Tools(w.rt), w.rt, t) // the user's, made anew for each incarnation
 	} else {
-		if w.tools == nil { // turnsim's own, made once: the harness copies the list, and no tool has state
-			w.tools = planTools(w.rt, t)
+		if len(w.tools) == 0 { // turnsim's own, made once: the harness copies the list, and no tool has state
+			w.tools = appendPlanTools(w.tools, w.rt, t)
 		}
 		tools = w.tools
 	}

@@ -62,12 +62,19 @@ type Outcome struct {
 }
 
 // worldParts are a world and the tracer and provider it keeps for the whole run, allocated as
-// one: they live and die together, and were three allocations.
+// one: they live and die together, and were three allocations. With them, room for the
+// provider's first streams (every run makes a request) and for turnsim's own tools, two more.
 type worldParts struct {
 	world    world
 	tracer   tracer
 	provider planProvider
+	streams  [streamsBuffered]planStream
+	tools    [plannedTools]harness.Tool
 }
+
+// plannedTools is how many simulated tools turnsim registers: faults.ParallelTools and
+// faults.ExclusiveTools (read, search and write). More would take an allocation of their own.
+const plannedTools = 3
 
 // incarnationParts are what an incarnation of the agent is built with and keeps for its life,
 // allocated as one (startIncarnation): its store, its runtime (boxed into the harness's
