@@ -135,13 +135,17 @@ func (w *world) play() {
 	if err := w.startIncarnation(nil, log); err != nil {
 		panic(fmt.Sprintf("sim: invariant: a validated schedule built no agent: %v", err))
 	}
-	w.watchersDone = w.rt.NewQueue("idle watchers")
-	w.restarted = w.rt.NewQueue("restarts")
+	// A queue is made only for what the plan does: idle watchers, restarts (only a plan that
+	// crashes the agent has them) and racing users each need one, and making all three for
+	// every run was an allocation a run more than needed.
+	idleWaits, races := plannedWaitsAndRaces(plan.Actions)
+	w.watchersDone = w.queueIf(idleWaits, "idle watchers")
 	if w.keepDurable {
+		w.restarted = w.rt.NewQueue("restarts")
 		w.host = w.rt.NewQueue("host")
 		w.rt.Go("host", w.serveRestarts)
 	}
-	racers, racersDone := 0, w.rt.NewQueue("racing users")
+	racers, racersDone := 0, w.queueIf(races, "racing users")
 	for i, a := range plan.Actions {
 		if wait := ms(a.AtMs) - w.tracer.elapsed(); wait > 0 {
 			w.rt.Sleep(wait)
@@ -180,6 +184,23 @@ func (w *world) play() {
 	for range w.watchers {
 		w.watchersDone.Get(context.Background())
 	}
+}
+
+// plannedWaitsAndRaces reports whether actions include an idle wait, and a same-instant race.
+func plannedWaitsAndRaces(actions []faults.Action) (idleWaits, races bool) {
+	for i := range actions {
+		idleWaits = idleWaits || actions[i].Kind == faults.ActWaitIdle
+		races = races || actions[i].Concurrent
+	}
+	return idleWaits, races
+}
+
+// queueIf is a new queue named name if needed, nil if not.
+func (w *world) queueIf(needed bool, name string) harness.Queue {
+	if !needed {
+		return nil
+	}
+	return w.rt.NewQueue(name)
 }
 
 // logLen is the current incarnation's session log length (0 before the first): where a wait

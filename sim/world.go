@@ -192,12 +192,19 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 			}
 		}
 	}
+	// The kinds are gathered on the stack, then kept in one slice of their number: a log has
+	// a few, and growing the slice took up to three allocations.
+	var room [8]string
+	kinds := room[:0]
 	for _, e := range out.Log {
-		if end, ok := e.Data.(harness.TurnEnd); ok && !slices.Contains(out.Outcomes, end.Reason.Kind) {
-			out.Outcomes = append(out.Outcomes, end.Reason.Kind)
+		if end, ok := e.Data.(harness.TurnEnd); ok && !slices.Contains(kinds, end.Reason.Kind) {
+			kinds = append(kinds, end.Reason.Kind)
 		}
 	}
-	slices.Sort(out.Outcomes)
+	if len(kinds) > 0 {
+		slices.Sort(kinds)
+		out.Outcomes = slices.Clone(kinds)
+	}
 	return out
 }
 
