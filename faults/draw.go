@@ -517,6 +517,7 @@ const callsBuffered = 8
 
 // keepFaults copies a call's faults into d.callFaults (nil if there are none): a plan's calls
 // share one array of fault names instead of each call growing its own. Capacity as newCalls.
+// A wrapped failure's layers are kept here too.
 func (d *drawer) keepFaults(shaped []string) []string {
 	n := len(shaped)
 	if n == 0 {
