@@ -58,6 +58,7 @@ type world struct {
 	// given it derives nothing else, and three float formattings per restart were 1% of a
 	// schedule. The plan itself keeps its policy as drawn (a saved schedule records no key).
 	policy *harness.RetryPolicy
+	keyed  harness.RetryPolicy // what policy points to: in the world, not an allocation of its own
 
 	agent       *harness.Agent
 	process     *sched.Process // the current incarnation's tasks (nil off the scheduler)
@@ -203,6 +204,18 @@ func (w *world) queueIf(needed bool, name string) harness.Queue {
 	return w.rt.NewQueue(name)
 }
 
+// processNames are the names of the first incarnations' processes: made once, not concatenated
+// for every incarnation of every run.
+var processNames = [...]string{"agent#0", "agent#1", "agent#2", "agent#3", "agent#4", "agent#5", "agent#6", "agent#7"}
+
+// processName is the name of the process of the agent's incarnation-th incarnation: agent#n.
+func processName(incarnation int) string {
+	if incarnation >= 0 && incarnation < len(processNames) {
+		return processNames[incarnation]
+	}
+	return "agent#" + strconv.Itoa(incarnation)
+}
+
 // logLen is the current incarnation's session log length (0 before the first): where a wait
 // starts or an answer ends, for the properties to order them against the log.
 func (w *world) logLen() int64 {
@@ -253,19 +266,21 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 	incarnation := w.incarnation
 	var rt harness.Runtime = w.rt
 	if w.scheduler != nil {
-		w.process = w.scheduler.NewProcess("agent#" + strconv.Itoa(incarnation))
+		w.process = w.scheduler.NewProcess(processName(incarnation))
 		rt = w.process
 	}
 	var policy *harness.RetryPolicy // nil: the harness's own defaults, judged by the spec's the plan records
 	poolLimit := 0
 	if !plan.HarnessDefaults {
 		if w.policy == nil {
-			keyed := plan.Policy
-			keyed.Key = keyed.PolicyKey()
-			w.policy = &keyed
+			w.keyed = plan.Policy
+			w.keyed.Key = w.keyed.PolicyKey()
+			w.policy = &w.keyed
 		}
 		policy, poolLimit = w.policy, plan.MaxParallelToolCalls
 	}
+	// What the incarnation keeps for its life, allocated as one (incarnationParts).
+	parts := new(incarnationParts)
 	if w.user.MaxParallelToolCalls > 0 {
 		poolLimit = w.user.MaxParallelToolCalls
 	}
@@ -277,11 +292,14 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 		handlers = countHandlerRetries(handlers, t)
 	} else if plan.CompactionBudget > 0 {
 		w.compactionBudget = plan.CompactionBudget
-		var compaction harness.RequestErrorHandler = &harness.CompactionHandler{BudgetPerStep: plan.CompactionBudget}
+		parts.compaction = harness.CompactionHandler{BudgetPerStep: plan.CompactionBudget}
+		var compaction harness.RequestErrorHandler = &parts.compaction
 		if plan.CompactionDelayMs > 0 {
-			compaction = &deliberatingHandler{inner: compaction, rt: rt, tracer: t, delayMs: plan.CompactionDelayMs}
+			parts.deliberating = deliberatingHandler{inner: compaction, rt: rt, tracer: t, delayMs: plan.CompactionDelayMs}
+			compaction = &parts.deliberating
 		}
-		handlers = append(handlers, compaction)
+		parts.handlers[0] = compaction // the harness copies the list
+		handlers = parts.handlers[:]
 	}
 	var tools []harness.Tool
 	if w.user.Tools != nil {
@@ -296,11 +314,9 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 	if w.user.WrapProvider != nil {
 		provider = w.user.WrapProvider(provider)
 	}
-	parts := &incarnationParts{
-		store:   simStore{world: w, log: log},
-		runtime: tracingRuntime{Runtime: rt, tracer: t, world: w},
-		random:  splitmix.Random{Rand: splitmix.New(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16))},
-	}
+	parts.store = simStore{world: w, log: log}
+	parts.runtime = tracingRuntime{Runtime: rt, tracer: t, world: w}
+	parts.random = splitmix.Random{Rand: splitmix.New(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16))}
 	w.store = &parts.store
 	agent, err := harness.New(harness.Config{
 		Provider:             provider,

@@ -78,12 +78,16 @@ const plannedTools = 3
 
 // incarnationParts are what an incarnation of the agent is built with and keeps for its life,
 // allocated as one (startIncarnation): its store, its runtime (boxed into the harness's
-// interface, an allocation of its own before) and the harness's random source, a Random that
-// reads and draws what faults.NewRand's *rand.Rand would, for none of its two allocations.
+// interface, an allocation of its own before), the harness's random source, a Random that
+// reads and draws what faults.NewRand's *rand.Rand would, for none of its two allocations, and
+// the plan's compaction handler, deliberating or not, with the list that holds it (three more).
 type incarnationParts struct {
-	store   simStore
-	runtime tracingRuntime
-	random  splitmix.Random
+	store        simStore
+	runtime      tracingRuntime
+	random       splitmix.Random
+	compaction   harness.CompactionHandler
+	deliberating deliberatingHandler
+	handlers     [1]harness.RequestErrorHandler
 }
 
 // errLivenessDeadline ends the wait for the agent to settle.
