@@ -158,11 +158,13 @@ func (w *world) play() {
 			continue
 		}
 		if a.Concurrent {
-			action, a := i+1, a
+			// The action by its place in the plan, which the run never changes: a copy of it
+			// (184 bytes) was captured by reference, an allocation of its own.
+			action, planned := i+1, &plan.Actions[i]
 			racers++
 			w.rt.Go("racing user", func() {
 				defer racersDone.Put(nil)
-				w.perform(action, a)
+				w.perform(action, *planned)
 			})
 			continue
 		}
@@ -442,6 +444,9 @@ func (w *world) perform(action int, a faults.Action) {
 		if w.scheduler == nil {
 			return // on real goroutines the callback would race the user's task for the world's state
 		}
+		if w.armedObservers == nil {
+			w.armedObservers = make([]armedObserver, 0, w.actionsPlanned(faults.ActObserver))
+		}
 		w.armedObservers = append(w.armedObservers, armedObserver{action: action, plan: a})
 	case faults.ActCrash:
 		if w.scheduler == nil || w.down || w.disposed {
@@ -465,6 +470,18 @@ func sendKind(kind string) bool {
 
 func cancelKind(kind string) bool {
 	return kind == faults.ActCancel || kind == faults.ActDispose || kind == faults.ActPluginEnd
+}
+
+// actionsPlanned is how many of the plan's actions are of kind: the room the observers armed
+// start with, where growing from empty one action at a time reallocated them on the way.
+func (w *world) actionsPlanned(kind string) int {
+	n := 0
+	for i := range w.schedule.Plan.Actions {
+		if w.schedule.Plan.Actions[i].Kind == kind {
+			n++
+		}
+	}
+	return n
 }
 
 // recordsPlanned is how many of the plan's actions, an observer's among them, are of a kind:
