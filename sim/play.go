@@ -102,7 +102,9 @@ func newWorld(schedule Schedule, rt harness.Runtime, scheduler *sched.Scheduler,
 			runtime.Goexit() // the process died inside the write: the append never returns
 		}
 	}
-	if n := len(schedule.Plan.Refusals); n > 0 {
+	if n := len(schedule.Plan.Refusals); n > 0 && n <= len(parts.refused) {
+		w.refusedCount = parts.refused[:n]
+	} else if n > 0 {
 		w.refusedCount = make([]int, n)
 	}
 	return w

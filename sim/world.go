@@ -63,13 +63,15 @@ type Outcome struct {
 
 // worldParts are a world and the tracer and provider it keeps for the whole run, allocated as
 // one: they live and die together, and were three allocations. With them, room for the
-// provider's first streams (every run makes a request) and for turnsim's own tools, two more.
+// provider's first streams (every run makes a request), for turnsim's own tools and for the
+// counts of a drawn plan's refusal windows (at most four), three more.
 type worldParts struct {
 	world    world
 	tracer   tracer
 	provider planProvider
 	streams  [streamsBuffered]planStream
 	tools    [plannedTools]harness.Tool
+	refused  [4]int
 }
 
 // plannedTools is how many simulated tools turnsim registers: faults.ParallelTools and
