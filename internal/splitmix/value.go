@@ -38,11 +38,6 @@ func (r *Rand) Int63n(n int64) int64 {
 	if n&(n-1) == 0 {
 		return r.Int63() & (n - 1)
 	}
-	return r.int63nRejecting(n)
-}
-
-// int63nRejecting is Int63n for an n that is not a power of two: apart, so that Int63n inlines.
-func (r *Rand) int63nRejecting(n int64) int64 {
 	highest := int64((1 << 63) - 1 - (1<<63)%uint64(n))
 	v := r.Int63()
 	for v > highest {
