@@ -27,7 +27,7 @@ type tracer struct {
 	// toolOrder numbers tool starts and ends, for pool-limit's notion of "at once".
 	toolOrder int64
 	// asked holds the tool calls the world streamed, by their arguments (plannedcalls.go).
-	asked map[string]toolArguments
+	asked []askedCall
 }
 
 // newTracer records a run on rt, measuring virtual time from rt's clock at this moment.
