@@ -34,11 +34,11 @@ func TestDrawnPlansAreUnchanged(t *testing.T) {
 }
 
 // BenchmarkDraw measures drawing one default-mix schedule's swarm and plan, the share of
-// sim.NewSchedule this package owns (DrawSchedule, as NewSchedule draws them).
+// sim.NewSchedule this package owns (DrawScheduleSeeded, as NewSchedule draws them).
 func BenchmarkDraw(b *testing.B) {
 	b.ReportAllocs()
 	for i := range b.N {
-		DrawSchedule(NewRand(int64(i)), nil)
+		DrawScheduleSeeded(int64(i), nil)
 	}
 }
 
@@ -69,6 +69,20 @@ func TestDrawScheduleIsDrawSwarmThenDrawPlan(t *testing.T) {
 			}
 			if mine.Int63() != theirs.Int63() {
 				t.Fatalf("seed %d, allowed %v: DrawSchedule drew a different number of values", seed, allowed)
+			}
+		}
+	}
+}
+
+// DrawScheduleSeeded draws what DrawSchedule draws from NewRand of the same seed, for the whole
+// catalogue and for restricted lists: its own SplitMix64 gives the values the *rand.Rand gives.
+func TestDrawScheduleSeededIsDrawSchedule(t *testing.T) {
+	for _, allowed := range [][]string{nil, {ToolCalls, CallIDReuse, Crash, "gremlins"}, {PowerLoss}, {Server, WrappedFailure, StreamIgnoresCancel}} {
+		for seed := range int64(1000) {
+			swarm, plan := DrawScheduleSeeded(seed, allowed)
+			wantSwarm, wantPlan := DrawSchedule(NewRand(seed), allowed)
+			if !reflect.DeepEqual(swarm, wantSwarm) || !reflect.DeepEqual(plan, wantPlan) {
+				t.Fatalf("seed %d, allowed %v: DrawScheduleSeeded drew another swarm or plan than DrawSchedule", seed, allowed)
 			}
 		}
 	}

@@ -20,9 +20,14 @@ func (d *drawer) wrappedFailure() Answer {
 	default:
 		fail = Fail{Code: harness.CodeContextWindowExceeded, Message: "prompt is too long", Status: 400}
 	}
+	// The layers are gathered on the stack and kept with the calls' fault names (keepFaults):
+	// growing fail.Wrap took one or two allocations.
+	var room [2]string
+	wraps := room[:0]
 	for range d.between(1, 2) {
-		fail.Wrap = append(fail.Wrap, []string{WrapErrorf, WrapJoin}[d.rng.Intn(2)])
+		wraps = append(wraps, []string{WrapErrorf, WrapJoin}[d.rng.Intn(2)])
 	}
+	fail.Wrap = d.keepFaults(wraps)
 	return d.failure(WrappedFailure, int(d.between(0, 2)), fail)
 }
 

@@ -12,24 +12,49 @@ import (
 // takes it back. Arguments the world never wrote (a harness that altered them) are decoded as
 // before, and fail as before when they are not a plan call.
 
+// askedCall is a call the world streamed: the arguments text and what it encodes.
+type askedCall struct {
+	arguments string
+	args      toolArguments
+}
+
+// askedBuffered is the room the asked calls start with, made at the first: a run streams few
+// calls (most runs that run a tool run four or fewer).
+const askedBuffered = 8
+
 // askCall records the arguments text the world streamed for args.
 func (t *tracer) askCall(arguments string, args toolArguments) {
 	t.mu.Lock()
 	if t.asked == nil {
-		t.asked = make(map[string]toolArguments, 8)
+		t.asked = make([]askedCall, 0, askedBuffered)
 	}
-	t.asked[arguments] = args
+	t.asked = append(t.asked, askedCall{arguments, args})
 	t.mu.Unlock()
 }
 
-// askedCall is what the world encoded as arguments, decoded only if it never did.
+// askedCall is what the world encoded as arguments, decoded only if it never did. The calls are
+// a list searched from the latest, which is the call a tool usually runs: a run streams a few,
+// and a map of them took two allocations and hashed each text twice. Texts are unique in a run
+// (they hold the request and call numbers); were one streamed again, the latest would answer,
+// as the map's last write did.
 func (t *tracer) askedCall(arguments string) (toolArguments, error) {
 	t.mu.Lock()
-	args, ok := t.asked[arguments]
-	t.mu.Unlock()
-	if ok {
-		return args, nil
+	for i := len(t.asked) - 1; i >= 0; i-- {
+		if t.asked[i].arguments == arguments {
+			args := t.asked[i].args
+			t.mu.Unlock()
+			return args, nil
+		}
 	}
+	t.mu.Unlock()
+	return decodeCall(arguments)
+}
+
+// decodeCall decodes arguments the world never wrote. Apart from askedCall, so that only this
+// variable escapes to the heap (through Unmarshal), not askedCall's: that was an allocation a
+// tool call.
+func decodeCall(arguments string) (toolArguments, error) {
+	var args toolArguments
 	err := json.Unmarshal([]byte(arguments), &args)
 	return args, err
 }

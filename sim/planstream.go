@@ -160,8 +160,8 @@ func sameMessages(kept []properties.RequestMessage, entries []harness.Entry) boo
 // wrappedFailureError builds the error a provider returns for a planned failure, wrapped as the
 // plan says (the wrapped-failure fault): each layer hides the Failure one level deeper, where
 // only errors.As finds it.
-func wrappedFailureError(f faults.Fail) error {
-	err := failureError(f)
+func (p *planProvider) wrappedFailureError(f faults.Fail) error {
+	err := p.failureError(f)
 	for layer, wrap := range f.Wrap {
 		switch wrap {
 		case faults.WrapErrorf:

@@ -32,7 +32,7 @@ func TestWrappedFailuresAreClassifiedThroughTheWrapping(t *testing.T) {
 			f := inner
 			f.Wrap = wrap
 			f.CauseChain = name == "with a cause"
-			err := wrappedFailureError(f)
+			err := new(planProvider).wrappedFailureError(f)
 			failure, ok := harness.FailureOf(err)
 			require.True(t, ok, "FailureOf found no Failure in %v", err)
 			assert.Equal(t, harness.Failure{Code: f.Code, Message: f.Message, Status: 429, ProviderRetryAfterMs: 1500}, failure)

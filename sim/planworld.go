@@ -28,13 +28,16 @@ type planProvider struct {
 	// perAnswerHigh is the highest number a call-id-reuse answer has given its calls so far
 	// (call-1 … call-perAnswerHigh): a later such answer reuses the ids up to it.
 	perAnswerHigh int
-	// logLen is the session log's length now, for a request's EndSeq (nil: not known).
-	logLen func() int64
+	// world is the world the provider serves, for the session log's length now, a request's
+	// EndSeq (nil: not known, 0).
+	world *world
 	// streams is room for the next requests' streams (newStream).
 	streams []planStream
 	// messages is the last request's record of its conversation, with room to grow
 	// (requestMessages).
 	messages []properties.RequestMessage
+	// llmErrors is room for the next failures' errors (newLlmError).
+	llmErrors []harness.LlmError
 }
 
 // streamsBuffered is how many streams newStream makes room for at a time: a schedule of the
@@ -148,8 +151,8 @@ func (s *planStream) ended() {
 	t := s.provider.tracer
 	now := t.nowMs()
 	var seq int64
-	if s.provider.logLen != nil {
-		seq = s.provider.logLen()
+	if w := s.provider.world; w != nil {
+		seq = w.logLen()
 	}
 	t.mu.Lock()
 	t.trace.Requests[s.index].EndMs, t.trace.Requests[s.index].EndSeq = now, seq
@@ -202,7 +205,7 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 			return harness.Chunk{}, err
 		}
 		s.provider.tracer.strike(a.Fault)
-		return harness.Chunk{}, wrappedFailureError(*a.Fail)
+		return harness.Chunk{}, s.provider.wrappedFailureError(*a.Fail)
 	case a.Fail != nil:
 		return harness.Chunk{}, io.EOF
 	case i < a.Chunks+len(a.Calls):
@@ -262,7 +265,7 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 }
 
 // failureError builds the error a provider returns for a planned failure.
-func failureError(f faults.Fail) error {
+func (p *planProvider) failureError(f faults.Fail) error {
 	if f.Plain {
 		return fmt.Errorf("%s: %w", f.Message, io.ErrUnexpectedEOF)
 	}
@@ -270,11 +273,28 @@ func failureError(f faults.Fail) error {
 	if f.CauseChain {
 		cause = fmt.Errorf("dial tcp 127.0.0.1:443: %w", &wrappedCause{op: "connect", err: syscall.ECONNREFUSED})
 	}
-	return &harness.LlmError{
+	e := p.newLlmError()
+	*e = harness.LlmError{
 		Failure: harness.Failure{Code: f.Code, Message: f.Message, Status: f.Status, ProviderRetryAfterMs: f.RetryAfterMs},
 		Cause:   cause,
 	}
+	return e
 }
+
+// newLlmError is room for a failure's error, cut from p.llmErrors: one allocation for a few
+// failures instead of one each (a default-mix schedule's provider fails about twice). Each
+// error is its own, never reused.
+func (p *planProvider) newLlmError() *harness.LlmError {
+	if len(p.llmErrors) == 0 {
+		p.llmErrors = make([]harness.LlmError, llmErrorsBuffered)
+	}
+	e := &p.llmErrors[0]
+	p.llmErrors = p.llmErrors[1:]
+	return e
+}
+
+// llmErrorsBuffered is how many failures' errors newLlmError makes room for at a time.
+const llmErrorsBuffered = 4
 
 // wrappedCause is an error that names its cause only through Unwrap, like a JavaScript error
 // with a cause: ErrorChain must still show it.
@@ -306,7 +326,12 @@ var errToolFailed = errors.New("tool failed as planned")
 // planTools registers the simulated tools. Each call's behaviour travels in its arguments (the
 // plan's Call, as JSON), so the log itself shows what the tool was meant to do.
 func planTools(s harness.Runtime, t *tracer) []harness.Tool {
-	tools := make([]harness.Tool, 0, len(faults.ParallelTools)+len(faults.ExclusiveTools))
+	return appendPlanTools(make([]harness.Tool, 0, len(faults.ParallelTools)+len(faults.ExclusiveTools)), s, t)
+}
+
+// appendPlanTools is planTools appended to tools: a world's go into the room it keeps for them
+// (worldParts).
+func appendPlanTools(tools []harness.Tool, s harness.Runtime, t *tracer) []harness.Tool {
 	for _, name := range faults.ParallelTools {
 		tools = append(tools, planTool(s, t, name, true))
 	}
@@ -318,12 +343,12 @@ func planTools(s harness.Runtime, t *tracer) []harness.Tool {
 
 func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.Tool {
 	return harness.Tool{Name: name, Parallel: parallel, Run: func(ctx context.Context, arguments string) (string, error) {
-		args, finish, err := playPlannedCall(ctx, s, t, name, parallel, arguments)
+		args, run, err := playPlannedCall(ctx, s, t, name, parallel, arguments)
 		if err != nil {
 			return "", err
 		}
 		content := name + " ok after " + strconv.FormatInt(args.LatencyMs, 10) + "ms"
-		finish(faults.OutcomeOK, content)
+		run.end(faults.OutcomeOK, content)
 		return content, nil
 	}}
 }
@@ -332,8 +357,8 @@ func planTool(s harness.Runtime, t *tracer, name string, parallel bool) harness.
 // alike: it reads the plan's Call from the arguments, records the run's start, waits the planned
 // latency (ended by ctx unless the call ignores cancellation), and carries out a planned panic or
 // error. A non-nil err means the call ended there (cancelled, or failed as planned); otherwise the
-// caller finishes the run with finish.
-func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name string, parallel bool, arguments string) (args toolArguments, finish func(outcome, content string), err error) {
+// caller records the run's end with run.end.
+func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name string, parallel bool, arguments string) (args toolArguments, run toolRunning, err error) {
 	args, err = t.askedCall(arguments)
 	if err != nil {
 		panic("sim: invariant: tool arguments are not a plan call: " + err.Error())
@@ -344,15 +369,15 @@ func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name st
 			t.strike(f) // the planned latency begins now
 		}
 	}
-	finish = t.toolStarted(properties.ToolRun{CallID: args.CallID, Name: name, Parallel: parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel}, args.Request)
+	run = t.toolStarted(properties.ToolRun{CallID: args.CallID, Name: name, Parallel: parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel}, args.Request)
 	if call.IgnoreCancel {
 		err = rt.Sleep(ms(call.LatencyMs))
 	} else {
 		err = rt.Sleep(ms(call.LatencyMs), ctx)
 	}
 	if err != nil {
-		finish("cancelled", "")
-		return args, finish, err
+		run.end("cancelled", "")
+		return args, run, err
 	}
 	if call.IgnoreCancel && ctx.Err() != nil {
 		t.strike(faults.ToolIgnoresCancel) // it was cancelled mid-call and ran on
@@ -361,23 +386,23 @@ func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name st
 	case faults.OutcomePanic:
 		text := "tool " + name + " exploded"
 		t.strike(faults.ToolPanic)
-		finish(faults.OutcomePanic, text)
+		run.end(faults.OutcomePanic, text)
 		panic(text)
 	case faults.OutcomeError:
 		t.strike(faults.ToolError)
-		finish(faults.OutcomeError, "")
-		return args, finish, errToolFailed
+		run.end(faults.OutcomeError, "")
+		return args, run, errToolFailed
 	case faults.OutcomeGoexit:
 		t.strike(faults.ToolGoexit)
-		finish(faults.OutcomeGoexit, "runtime.Goexit")
+		run.end(faults.OutcomeGoexit, "runtime.Goexit")
 		runtime.Goexit() // as t.FailNow in a test's tool: the goroutine ends, the call never returns
 	}
-	return args, finish, nil
+	return args, run, nil
 }
 
 // toolStarted records a tool run starting now, of a call the request-th request asked for, and
 // returns what records its end.
-func (t *tracer) toolStarted(run properties.ToolRun, request int) (finish func(outcome, content string)) {
+func (t *tracer) toolStarted(run properties.ToolRun, request int) toolRunning {
 	run.StartMs, run.EndMs = t.nowMs(), -1
 	t.mu.Lock()
 	if i := request - 1; i >= 0 && i < len(t.trace.Requests) { // none: tools run without the world's provider
@@ -386,16 +411,35 @@ func (t *tracer) toolStarted(run properties.ToolRun, request int) (finish func(o
 	t.toolsRunning++
 	t.toolOrder++
 	run.StartOrder, run.EndOrder = t.toolOrder, -1
+	if t.trace.Tools == nil {
+		t.trace.Tools = make([]properties.ToolRun, 0, toolRunsBuffered)
+	}
 	t.trace.Tools = append(t.trace.Tools, run)
 	index := len(t.trace.Tools) - 1
 	t.mu.Unlock()
-	return func(outcome, content string) {
-		now := t.nowMs()
-		t.mu.Lock()
-		t.toolsRunning--
-		t.toolOrder++
-		t.trace.Tools[index].EndMs, t.trace.Tools[index].Outcome, t.trace.Tools[index].Content = now, outcome, content
-		t.trace.Tools[index].EndOrder = t.toolOrder
-		t.mu.Unlock()
-	}
+	return toolRunning{tracer: t, index: index}
+}
+
+// toolRunsBuffered is the room the trace's tool runs start with, made at the first: seven in ten
+// default-mix schedules run no tool (and make no room), four in five of the others up to four.
+// Growing from one took up to two allocations more.
+const toolRunsBuffered = 4
+
+// toolRunning is a tool run the trace records as started: a value, not a closure over the
+// tracer and the run's index, which was an allocation a tool run.
+type toolRunning struct {
+	tracer *tracer
+	index  int
+}
+
+// end records the run's end now, with its outcome and what it returned.
+func (r toolRunning) end(outcome, content string) {
+	t := r.tracer
+	now := t.nowMs()
+	t.mu.Lock()
+	t.toolsRunning--
+	t.toolOrder++
+	run := &t.trace.Tools[r.index]
+	run.EndMs, run.Outcome, run.Content, run.EndOrder = now, outcome, content, t.toolOrder
+	t.mu.Unlock()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/harness/filestore"
+	"github.com/turnsim/turnsim/internal/splitmix"
 	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim/sched"
 )
@@ -49,11 +50,15 @@ type world struct {
 	// acknowledged are the current incarnation's events whose append returned (its history too):
 	// a prefix of its session's log, never a copy of it (Session.Log).
 	acknowledged []harness.Event
+	// tools are turnsim's simulated tools, made by the first incarnation and given to the next
+	// ones (empty with the user's tools).
+	tools []harness.Tool
 	// policy is the plan's retry policy with its key worked out, made by the first incarnation
 	// and lent to the next ones: a key is the policy's (RetryPolicy.PolicyKey), so an agent
 	// given it derives nothing else, and three float formattings per restart were 1% of a
 	// schedule. The plan itself keeps its policy as drawn (a saved schedule records no key).
 	policy *harness.RetryPolicy
+	keyed  harness.RetryPolicy // what policy points to: in the world, not an allocation of its own
 
 	agent       *harness.Agent
 	process     *sched.Process // the current incarnation's tasks (nil off the scheduler)
@@ -81,11 +86,14 @@ type world struct {
 var errCrashed = errors.New("sim: the agent's process crashed")
 
 func newWorld(schedule Schedule, rt harness.Runtime, scheduler *sched.Scheduler, user Agent) *world {
-	t := newTracer(rt)
-	w := &world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user}
+	parts := new(worldParts)
+	w, t := &parts.world, &parts.tracer
+	t.init(rt)
+	*w = world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user}
 	w.userTools = newUserTools(user, rt, schedule.Seed)
-	w.provider = &planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools}
-	w.provider.logLen = w.logLen
+	parts.provider = planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools, world: w, streams: parts.streams[:]}
+	w.provider = &parts.provider
+	w.tools = parts.tools[:0]
 	w.keepDurable = w.plansCrashes()
 	if w.keepDurable {
 		w.disk = newDisk()
@@ -94,7 +102,9 @@ func newWorld(schedule Schedule, rt harness.Runtime, scheduler *sched.Scheduler,
 			runtime.Goexit() // the process died inside the write: the append never returns
 		}
 	}
-	if n := len(schedule.Plan.Refusals); n > 0 {
+	if n := len(schedule.Plan.Refusals); n > 0 && n <= len(parts.refused) {
+		w.refusedCount = parts.refused[:n]
+	} else if n > 0 {
 		w.refusedCount = make([]int, n)
 	}
 	return w
@@ -128,13 +138,17 @@ func (w *world) play() {
 	if err := w.startIncarnation(nil, log); err != nil {
 		panic(fmt.Sprintf("sim: invariant: a validated schedule built no agent: %v", err))
 	}
-	w.watchersDone = w.rt.NewQueue("idle watchers")
-	w.restarted = w.rt.NewQueue("restarts")
+	// A queue is made only for what the plan does: idle watchers, restarts (only a plan that
+	// crashes the agent has them) and racing users each need one, and making all three for
+	// every run was an allocation a run more than needed.
+	idleWaits, races := plannedWaitsAndRaces(plan.Actions)
+	w.watchersDone = w.queueIf(idleWaits, "idle watchers")
 	if w.keepDurable {
+		w.restarted = w.rt.NewQueue("restarts")
 		w.host = w.rt.NewQueue("host")
 		w.rt.Go("host", w.serveRestarts)
 	}
-	racers, racersDone := 0, w.rt.NewQueue("racing users")
+	racers, racersDone := 0, w.queueIf(races, "racing users")
 	for i, a := range plan.Actions {
 		if wait := ms(a.AtMs) - w.tracer.elapsed(); wait > 0 {
 			w.rt.Sleep(wait)
@@ -146,11 +160,13 @@ func (w *world) play() {
 			continue
 		}
 		if a.Concurrent {
-			action, a := i+1, a
+			// The action by its place in the plan, which the run never changes: a copy of it
+			// (184 bytes) was captured by reference, an allocation of its own.
+			action, planned := i+1, &plan.Actions[i]
 			racers++
 			w.rt.Go("racing user", func() {
 				defer racersDone.Put(nil)
-				w.perform(action, a)
+				w.perform(action, *planned)
 			})
 			continue
 		}
@@ -173,6 +189,35 @@ func (w *world) play() {
 	for range w.watchers {
 		w.watchersDone.Get(context.Background())
 	}
+}
+
+// plannedWaitsAndRaces reports whether actions include an idle wait, and a same-instant race.
+func plannedWaitsAndRaces(actions []faults.Action) (idleWaits, races bool) {
+	for i := range actions {
+		idleWaits = idleWaits || actions[i].Kind == faults.ActWaitIdle
+		races = races || actions[i].Concurrent
+	}
+	return idleWaits, races
+}
+
+// queueIf is a new queue named name if needed, nil if not.
+func (w *world) queueIf(needed bool, name string) harness.Queue {
+	if !needed {
+		return nil
+	}
+	return w.rt.NewQueue(name)
+}
+
+// processNames are the names of the first incarnations' processes: made once, not concatenated
+// for every incarnation of every run.
+var processNames = [...]string{"agent#0", "agent#1", "agent#2", "agent#3", "agent#4", "agent#5", "agent#6", "agent#7"}
+
+// processName is the name of the process of the agent's incarnation-th incarnation: agent#n.
+func processName(incarnation int) string {
+	if incarnation >= 0 && incarnation < len(processNames) {
+		return processNames[incarnation]
+	}
+	return "agent#" + strconv.Itoa(incarnation)
 }
 
 // logLen is the current incarnation's session log length (0 before the first): where a wait
@@ -225,19 +270,21 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 	incarnation := w.incarnation
 	var rt harness.Runtime = w.rt
 	if w.scheduler != nil {
-		w.process = w.scheduler.NewProcess("agent#" + strconv.Itoa(incarnation))
+		w.process = w.scheduler.NewProcess(processName(incarnation))
 		rt = w.process
 	}
 	var policy *harness.RetryPolicy // nil: the harness's own defaults, judged by the spec's the plan records
 	poolLimit := 0
 	if !plan.HarnessDefaults {
 		if w.policy == nil {
-			keyed := plan.Policy
-			keyed.Key = keyed.PolicyKey()
-			w.policy = &keyed
+			w.keyed = plan.Policy
+			w.keyed.Key = w.keyed.PolicyKey()
+			w.policy = &w.keyed
 		}
 		policy, poolLimit = w.policy, plan.MaxParallelToolCalls
 	}
+	// What the incarnation keeps for its life, allocated as one (incarnationParts).
+	parts := new(incarnationParts)
 	if w.user.MaxParallelToolCalls > 0 {
 		poolLimit = w.user.MaxParallelToolCalls
 	}
@@ -249,25 +296,36 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 		handlers = countHandlerRetries(handlers, t)
 	} else if plan.CompactionBudget > 0 {
 		w.compactionBudget = plan.CompactionBudget
-		var compaction harness.RequestErrorHandler = &harness.CompactionHandler{BudgetPerStep: plan.CompactionBudget}
+		parts.compaction = harness.CompactionHandler{BudgetPerStep: plan.CompactionBudget}
+		var compaction harness.RequestErrorHandler = &parts.compaction
 		if plan.CompactionDelayMs > 0 {
-			compaction = &deliberatingHandler{inner: compaction, rt: rt, tracer: t, delayMs: plan.CompactionDelayMs}
+			parts.deliberating = deliberatingHandler{inner: compaction, rt: rt, tracer: t, delayMs: plan.CompactionDelayMs}
+			compaction = &parts.deliberating
 		}
-		handlers = append(handlers, compaction)
+		parts.handlers[0] = compaction // the harness copies the list
+		handlers = parts.handlers[:]
 	}
-	tools := planTools(w.rt, t)
+	var tools []harness.Tool
 	if w.user.Tools != nil {
-		tools = wrapUserTools(w.user.Tools(w.rt), w.rt, t)
+		tools = wrapUserTools(w.user.Tools(w.rt), w.rt, t) // the user's, made anew for each incarnation
+	} else {
+		if len(w.tools) == 0 { // turnsim's own, made once: the harness copies the list, and no tool has state
+			w.tools = appendPlanTools(w.tools, w.rt, t)
+		}
+		tools = w.tools
 	}
 	var provider harness.Provider = w.provider
 	if w.user.WrapProvider != nil {
 		provider = w.user.WrapProvider(provider)
 	}
-	w.store = &simStore{world: w, log: log}
+	parts.store = simStore{world: w, log: log}
+	parts.runtime = tracingRuntime{Runtime: rt, tracer: t, world: w}
+	parts.random = splitmix.Random{Rand: splitmix.New(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16))}
+	w.store = &parts.store
 	agent, err := harness.New(harness.Config{
 		Provider:             provider,
-		Runtime:              tracingRuntime{Runtime: rt, tracer: t, logLen: w.provider.logLen}, // w.logLen, made once
-		Random:               faults.NewRand(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16)),
+		Runtime:              &parts.runtime,
+		Random:               &parts.random,
 		Store:                w.store,
 		RetryPolicy:          policy,
 		RetryStrategy:        w.strategy(),
@@ -388,6 +446,9 @@ func (w *world) perform(action int, a faults.Action) {
 		if w.scheduler == nil {
 			return // on real goroutines the callback would race the user's task for the world's state
 		}
+		if w.armedObservers == nil {
+			w.armedObservers = make([]armedObserver, 0, w.actionsPlanned(faults.ActObserver))
+		}
 		w.armedObservers = append(w.armedObservers, armedObserver{action: action, plan: a})
 	case faults.ActCrash:
 		if w.scheduler == nil || w.down || w.disposed {
@@ -411,6 +472,18 @@ func sendKind(kind string) bool {
 
 func cancelKind(kind string) bool {
 	return kind == faults.ActCancel || kind == faults.ActDispose || kind == faults.ActPluginEnd
+}
+
+// actionsPlanned is how many of the plan's actions are of kind: the room the observers armed
+// start with, where growing from empty one action at a time reallocated them on the way.
+func (w *world) actionsPlanned(kind string) int {
+	n := 0
+	for i := range w.schedule.Plan.Actions {
+		if w.schedule.Plan.Actions[i].Kind == kind {
+			n++
+		}
+	}
+	return n
 }
 
 // recordsPlanned is how many of the plan's actions, an observer's among them, are of a kind:

@@ -57,9 +57,9 @@ func deriveSeed(seed int64, stream uint64) int64 { return splitmix.Derive(seed, 
 // NewSchedule draws the schedule of a seed. allowed restricts the swarm to those faults (nil:
 // the whole catalogue), as simrun's -faults flag does.
 func NewSchedule(seed int64, allowed []string) Schedule {
-	// DrawSwarm, then DrawPlan: in one call, which spares DrawPlan reading the swarm back.
-	rng := faults.NewRand(deriveSeed(seed, streamPlan))
-	swarm, plan := faults.DrawSchedule(rng, allowed)
+	// DrawSwarm, then DrawPlan: in one call, which spares DrawPlan reading the swarm back, from
+	// the plan stream's seed, which spares a *rand.Rand (faults.DrawScheduleSeeded).
+	swarm, plan := faults.DrawScheduleSeeded(deriveSeed(seed, streamPlan), allowed)
 	s := Schedule{
 		Version:  ScheduleVersion,
 		Seed:     seed,
@@ -67,10 +67,9 @@ func NewSchedule(seed int64, allowed []string) Schedule {
 		Swarm:    swarm,
 		Plan:     plan,
 	}
-	// The strategy comes from its own stream, so switching it never changes the plan. Seeding the
-	// plan's source anew starts that stream as faults.NewRand of its seed would (SplitMix64's
-	// state is its seed), without two more allocations.
-	rng.Seed(deriveSeed(seed, streamStrategy))
+	// The strategy comes from its own stream, so switching it never changes the plan: a
+	// splitmix.Rand draws what faults.NewRand of its seed would, without a *rand.Rand.
+	rng := splitmix.New(deriveSeed(seed, streamStrategy))
 	if rng.Float64() < pctShare {
 		s.Strategy, s.Depth = StrategyPCT, 1+rng.Intn(pctDepthMax)
 	}

@@ -89,7 +89,7 @@ func wrapUserTools(tools []harness.Tool, rt harness.Runtime, t *tracer) []harnes
 
 func userTool(tool harness.Tool, rt harness.Runtime, t *tracer) func(context.Context, string) (string, error) {
 	return func(ctx context.Context, arguments string) (content string, err error) {
-		args, finish, err := playPlannedCall(ctx, rt, t, tool.Name, tool.Parallel, arguments)
+		args, run, err := playPlannedCall(ctx, rt, t, tool.Name, tool.Parallel, arguments)
 		if err != nil {
 			return "", err
 		}
@@ -100,7 +100,7 @@ func userTool(tool harness.Tool, rt harness.Runtime, t *tracer) func(context.Con
 		}
 		defer func() {
 			if p := recover(); p != nil {
-				finish(faults.OutcomePanic, fmt.Sprint(p))
+				run.end(faults.OutcomePanic, fmt.Sprint(p))
 				panic(p)
 			}
 		}()
@@ -111,13 +111,13 @@ func userTool(tool harness.Tool, rt harness.Runtime, t *tracer) func(context.Con
 		var failure *harness.ToolFailure
 		switch {
 		case err == nil:
-			finish(faults.OutcomeOK, content)
+			run.end(faults.OutcomeOK, content)
 		case errors.As(err, &failure):
-			finish("failure", failure.Message) // the tool chose its own label: no fixed one to judge
+			run.end("failure", failure.Message) // the tool chose its own label: no fixed one to judge
 		case toolCtx.Err() != nil:
-			finish("cancelled", "")
+			run.end("cancelled", "")
 		default:
-			finish(faults.OutcomeError, "")
+			run.end(faults.OutcomeError, "")
 		}
 		return content, err
 	}

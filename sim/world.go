@@ -9,6 +9,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/internal/splitmix"
 	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim/sched"
 )
@@ -58,6 +59,37 @@ type Outcome struct {
 	Exercised []string
 	// Outcomes lists the turn/end reason kinds the log holds, sorted, each once.
 	Outcomes []string
+}
+
+// worldParts are a world and the tracer and provider it keeps for the whole run, allocated as
+// one: they live and die together, and were three allocations. With them, room for the
+// provider's first streams (every run makes a request), for turnsim's own tools and for the
+// counts of a drawn plan's refusal windows (at most four), three more.
+type worldParts struct {
+	world    world
+	tracer   tracer
+	provider planProvider
+	streams  [streamsBuffered]planStream
+	tools    [plannedTools]harness.Tool
+	refused  [4]int
+}
+
+// plannedTools is how many simulated tools turnsim registers: faults.ParallelTools and
+// faults.ExclusiveTools (read, search and write). More would take an allocation of their own.
+const plannedTools = 3
+
+// incarnationParts are what an incarnation of the agent is built with and keeps for its life,
+// allocated as one (startIncarnation): its store, its runtime (boxed into the harness's
+// interface, an allocation of its own before), the harness's random source, a Random that
+// reads and draws what faults.NewRand's *rand.Rand would, for none of its two allocations, and
+// the plan's compaction handler, deliberating or not, with the list that holds it (three more).
+type incarnationParts struct {
+	store        simStore
+	runtime      tracingRuntime
+	random       splitmix.Random
+	compaction   harness.CompactionHandler
+	deliberating deliberatingHandler
+	handlers     [1]harness.RequestErrorHandler
 }
 
 // errLivenessDeadline ends the wait for the agent to settle.
@@ -166,12 +198,19 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 			}
 		}
 	}
+	// The kinds are gathered on the stack, then kept in one slice of their number: a log has
+	// a few, and growing the slice took up to three allocations.
+	var room [8]string
+	kinds := room[:0]
 	for _, e := range out.Log {
-		if end, ok := e.Data.(harness.TurnEnd); ok && !slices.Contains(out.Outcomes, end.Reason.Kind) {
-			out.Outcomes = append(out.Outcomes, end.Reason.Kind)
+		if end, ok := e.Data.(harness.TurnEnd); ok && !slices.Contains(kinds, end.Reason.Kind) {
+			kinds = append(kinds, end.Reason.Kind)
 		}
 	}
-	slices.Sort(out.Outcomes)
+	if len(kinds) > 0 {
+		slices.Sort(kinds)
+		out.Outcomes = slices.Clone(kinds)
+	}
 	return out
 }
 
