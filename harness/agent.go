@@ -106,12 +106,14 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.Provider.Name() == "" {
 		return nil, errors.New("harness: config: Provider.Name() is empty; retry chains are keyed by it")
 	}
-	policy := DefaultRetryPolicy()
+	var policy RetryPolicy
 	if cfg.RetryPolicy != nil {
 		policy = *cfg.RetryPolicy
 		// The caller's slice is theirs: a later edit must not change what this agent retries
 		// while its policyKey still names the old codes.
 		policy.RetryableCodes = slices.Clone(policy.RetryableCodes)
+	} else {
+		policy = DefaultRetryPolicy() // only then: its codes are a copy, dropped when a policy is given
 	}
 	if err := policy.Validate(); err != nil {
 		return nil, err
@@ -157,7 +159,7 @@ func New(cfg Config) (*Agent, error) {
 		capacity = 0 // restore sizes the log to the history
 	}
 	a.session = newSession(runtime.Clock(), cfg.Store, capacity)
-	a.session.onObserverPanic = a.observerPanicked
+	a.session.onObserverPanic = a // not the method value a.observerPanicked: that allocated a closure
 	if len(cfg.History) > 0 {
 		if err := a.resume(cfg.History); err != nil {
 			return nil, err

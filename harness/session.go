@@ -37,8 +37,16 @@ type Session struct {
 	// while some task shows them (one at a time, so every observer sees the log's order).
 	pending    []Event
 	delivering bool
-	// onObserverPanic hears an observer that panicked (the agent reports it as agent/error).
-	onObserverPanic func(e Event, recovered any)
+	// onObserverPanic hears an observer that panicked (the agent reports it as agent/error). An
+	// interface the agent itself implements, not a func: the agent's method value allocated a
+	// closure for every agent built.
+	onObserverPanic observerPanicHandler
+}
+
+// observerPanicHandler hears a session observer's contained panic: the *Agent that owns the
+// session.
+type observerPanicHandler interface {
+	observerPanicked(e Event, recovered any)
 }
 
 // NewSession returns an empty session that stamps events with clock and writes them to store
@@ -159,7 +167,7 @@ func (s *Session) observe(fn func(Event), e Event) {
 			report := s.onObserverPanic
 			s.mu.Unlock()
 			if report != nil {
-				report(e, recovered)
+				report.observerPanicked(e, recovered)
 			}
 		}
 	}()
