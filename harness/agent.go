@@ -45,6 +45,11 @@ type Config struct {
 	// Store before New returns; the inbox, turn count and conversation are rebuilt from it. The
 	// next turn starts fresh retry chains. Call Wake to run work the inbox still holds.
 	History []Event
+	// ResumeFrom is History read back and validated by a store (filestore.Opened.History): the
+	// agent resumes from its events as from History, and takes over the invariant state the
+	// store's validation left instead of replaying them through the layer again. Set History or
+	// ResumeFrom, not both.
+	ResumeFrom *ValidatedHistory
 }
 
 // AgentError is the agent/error observer event: a turn that failed for a reason other than a
@@ -154,14 +159,21 @@ func New(cfg Config) (*Agent, error) {
 		a.tools[t.Name] = t
 		a.toolNames = append(a.toolNames, t.Name)
 	}
+	history := cfg.History
+	if cfg.ResumeFrom != nil {
+		if len(history) > 0 {
+			return nil, errors.New("harness: config: History and ResumeFrom are both set; set one")
+		}
+		history = cfg.ResumeFrom.Events()
+	}
 	capacity := sessionEventsCap
-	if len(cfg.History) > 0 {
+	if len(history) > 0 {
 		capacity = 0 // restore sizes the log to the history
 	}
 	a.session = newSession(runtime.Clock(), cfg.Store, capacity)
 	a.session.onObserverPanic = a // not the method value a.observerPanicked: that allocated a closure
-	if len(cfg.History) > 0 {
-		if err := a.resume(cfg.History); err != nil {
+	if len(history) > 0 {
+		if err := a.resume(history, cfg.ResumeFrom); err != nil {
 			return nil, err
 		}
 	}

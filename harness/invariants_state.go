@@ -1,5 +1,10 @@
 package harness
 
+import (
+	"maps"
+	"slices"
+)
+
 // The invariant layer's memory of the open step and of retry chains, as small slices searched
 // in order rather than maps. A step holds a handful of calls and at most a few retry chains,
 // and a map costs about a kilobyte the first time it is written (a swiss-table group sized for
@@ -99,4 +104,20 @@ func (r *retryIDs) add(id string) {
 		}
 		r.list = nil
 	}
+}
+
+// clone returns a copy of the validator that shares nothing either may change: the step's calls,
+// chains and awaited starts are changed in place, so they are copied; the retryIds are only
+// appended to, so the copy's list is clipped (an append to it copies) and its index copied.
+// A chain's DelaysMs is shared: apply never changes one in place, it appends to a clipped copy.
+func (v *Validator) clone() Validator {
+	c := *v
+	c.calls = slices.Clone(v.calls)
+	c.chains = slices.Clone(v.chains)
+	c.awaitingStart = slices.Clone(v.awaitingStart)
+	c.retryOwners.list = slices.Clip(v.retryOwners.list)
+	if v.retryOwners.index != nil {
+		c.retryOwners.index = maps.Clone(v.retryOwners.index)
+	}
+	return c
 }

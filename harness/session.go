@@ -92,6 +92,19 @@ func (s *Session) restore(events []Event) error {
 	return nil
 }
 
+// resumeFrom takes in a validated history as restore takes in a log, without judging its events
+// again: the history's invariant state, which they left, becomes the session's, and its events
+// (with their room) its log.
+func (s *Session) resumeFrom(h *ValidatedHistory) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.events) > 0 {
+		return fmt.Errorf("harness: history: the session already holds %d events", len(s.events))
+	}
+	s.events, s.validator = h.take()
+	return nil
+}
+
 // Append writes one event. A refusal by the invariant layer (*InvariantError) or by the store
 // leaves the log unchanged. Observers are shown the event before Append returns, unless another
 // task is showing them earlier events: then that task shows this one too, in order.
