@@ -33,6 +33,10 @@ type simStore struct {
 	log   *filestore.Store
 	// dead refuses every append: the process that owned the store has died.
 	dead bool
+	// runtime is the incarnation's runtime, traced: here so that the incarnation's store and
+	// runtime are one allocation, where the runtime boxed into harness.Config.Runtime was one
+	// of its own.
+	runtime tracingRuntime
 }
 
 // errProcessDead is the store's answer to an append from a process that has died.

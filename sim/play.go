@@ -54,6 +54,11 @@ type world struct {
 	// given it derives nothing else, and three float formattings per restart were 1% of a
 	// schedule. The plan itself keeps its policy as drawn (a saved schedule records no key).
 	policy *harness.RetryPolicy
+	// tools are turnsim's simulated tools, made by the first incarnation and lent to the next
+	// ones, as policy is: they hold nothing of an incarnation (the world's runtime and tracer
+	// only), and harness.New copies what it keeps of them. Made anew, they were six allocations
+	// a restart.
+	tools []harness.Tool
 
 	agent       *harness.Agent
 	process     *sched.Process // the current incarnation's tasks (nil off the scheduler)
@@ -255,7 +260,10 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 		}
 		handlers = append(handlers, compaction)
 	}
-	tools := planTools(w.rt, t)
+	if w.tools == nil {
+		w.tools = planTools(w.rt, t)
+	}
+	tools := w.tools
 	if w.user.Tools != nil {
 		tools = wrapUserTools(w.user.Tools(w.rt), w.rt, t)
 	}
@@ -263,10 +271,10 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 	if w.user.WrapProvider != nil {
 		provider = w.user.WrapProvider(provider)
 	}
-	w.store = &simStore{world: w, log: log}
+	w.store = &simStore{world: w, log: log, runtime: tracingRuntime{Runtime: rt, tracer: t, logLen: w.provider.logLen}} // w.logLen, made once
 	agent, err := harness.New(harness.Config{
 		Provider:             provider,
-		Runtime:              tracingRuntime{Runtime: rt, tracer: t, logLen: w.provider.logLen}, // w.logLen, made once
+		Runtime:              &w.store.runtime,
 		Random:               faults.NewRand(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16)),
 		Store:                w.store,
 		RetryPolicy:          policy,
