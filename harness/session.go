@@ -41,6 +41,11 @@ type Session struct {
 	// interface the agent itself implements, not a func: the agent's method value allocated a
 	// closure for every agent built.
 	onObserverPanic observerPanicHandler
+	// Room in the session itself for its first observer and its first pending event: most
+	// sessions have one observer (the simulator's), and events are shown one at a time, so these
+	// were two small allocations of their own for every session.
+	observerRoom [1]func(Event)
+	pendingRoom  [1]Event
 }
 
 // observerPanicHandler hears a session observer's contained panic: the *Agent that owns the
@@ -137,6 +142,9 @@ func (s *Session) appendQuiet(data EventData) (Event, error) {
 	s.validator.apply(e)
 	s.events = append(s.events, e)
 	if len(s.observers) > 0 {
+		if s.pending == nil {
+			s.pending = s.pendingRoom[:0]
+		}
 		s.pending = append(s.pending, e)
 	}
 	return e, nil
@@ -194,6 +202,13 @@ func (s *Session) observe(fn func(Event), e Event) {
 func (s *Session) Observe(fn func(Event)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.observers == nil {
+		// The room is never written again: a later Observe appends to a copy (the slice is
+		// clipped), so a delivery that holds the list keeps seeing it as it was.
+		s.observerRoom[0] = fn
+		s.observers = s.observerRoom[:1:1]
+		return
+	}
 	s.observers = append(slices.Clip(s.observers), fn)
 }
 
