@@ -348,6 +348,9 @@ func (v *Validator) apply(e Event) {
 	case StepEnd:
 		v.stepOpen = false
 	case ToolCall:
+		if v.calls == nil {
+			v.calls = make(stepCalls, 0, stepCallsRoom)
+		}
 		v.calls.set(d.CallID, false)
 	case ToolResult:
 		v.calls.set(d.CallID, true)

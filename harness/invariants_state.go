@@ -51,6 +51,10 @@ func (m *smallMap[K, V]) remove(key K) {
 // stepCalls are the open step's callIds: true once the call's tool/result is in.
 type stepCalls = smallMap[string, bool]
 
+// stepCallsRoom is the room a validator's step calls start with: a step asks for a few calls, and
+// growing the list one doubling at a time took two or three allocations for a step of three.
+const stepCallsRoom = 4
+
 // stepChains are the open step's retry chains: a chain never outlives its step.
 type stepChains = smallMap[ChainKey, ChainState]
 
@@ -75,6 +79,10 @@ type retryIDs struct {
 // retryIDsSmall is how many retryIds are searched in order before a map indexes them.
 const retryIDsSmall = 16
 
+// retryIDsRoom is the room the list of retryIds starts with: a log with retries usually has a few
+// chains, which grew the list one doubling at a time.
+const retryIDsRoom = 4
+
 func (r *retryIDs) has(id string) bool {
 	if r.index != nil {
 		_, ok := r.index[id]
@@ -95,6 +103,9 @@ func (r *retryIDs) add(id string) {
 	}
 	if r.has(id) {
 		return
+	}
+	if r.list == nil {
+		r.list = make([]string, 0, retryIDsRoom)
 	}
 	r.list = append(r.list, id)
 	if len(r.list) > retryIDsSmall {

@@ -61,3 +61,28 @@ func TestStepStateSlices(t *testing.T) {
 	assert.True(t, ok)
 	assert.Equal(t, 2, at.Step)
 }
+
+// A step's calls and the log's retryIds start with room for a few: a step of four calls, or a
+// log of four chains, costs one allocation for each list, where growing it one doubling at a time
+// cost three.
+func TestStepCallsAndRetryIDsStartWithRoom(t *testing.T) {
+	log := logOf(TurnStart{Turn: 1}, StepStart{Turn: 1, Step: 1},
+		ToolCall{Turn: 1, Step: 1, CallID: "c1", Name: "ls"}, ToolCall{Turn: 1, Step: 1, CallID: "c2", Name: "ls"},
+		ToolCall{Turn: 1, Step: 1, CallID: "c3", Name: "ls"}, ToolCall{Turn: 1, Step: 1, CallID: "c4", Name: "ls"})
+	calls := testing.AllocsPerRun(20, func() {
+		var v Validator
+		for _, e := range log {
+			if err := v.Append(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	assert.Equal(t, 1.0, calls, "allocations for a step of four calls")
+	ids := testing.AllocsPerRun(20, func() {
+		var r retryIDs
+		for _, id := range []string{"r1", "r2", "r3", "r4"} {
+			r.add(id)
+		}
+	})
+	assert.Equal(t, 1.0, ids, "allocations for four retryIds")
+}
