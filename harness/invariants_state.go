@@ -117,6 +117,26 @@ func (r *retryIDs) add(id string) {
 	}
 }
 
+// retryRoom is where a validator's retry state starts, made at the log's first llm/retry: one
+// allocation for what were four (the step's chains, the retries awaiting their start, the
+// retryIds and the first chain's delays), each sized for the usual log: one chain at a time,
+// a few in all. The lists grow out of it as any slice does.
+type retryRoom struct {
+	chains   [1]smallEntry[ChainKey, ChainState]
+	awaiting [1]smallEntry[startedKey, StepStart]
+	ids      [retryIDsRoom]string
+	delays   [1]float64
+}
+
+// takeRetryRoom starts the validator's chains, awaited starts and retryIds in a new retryRoom,
+// and returns the room for the first chain's delays: empty, clipped to one (a chain's delays are
+// handed out, so they must never be written past by another chain).
+func (v *Validator) takeRetryRoom() []float64 {
+	room := new(retryRoom)
+	v.chains, v.awaitingStart, v.retryOwners.list = room.chains[:0], room.awaiting[:0], room.ids[:0]
+	return room.delays[:0:1]
+}
+
 // clone returns a copy of the validator that shares nothing either may change: the step's calls,
 // chains and awaited starts are changed in place, so they are copied; the retryIds are only
 // appended to, so the copy's list is clipped (an append to it copies) and its index copied.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // retryIDs answers the same whether it searches its list or, past retryIDsSmall ids, its map.
@@ -85,4 +86,41 @@ func TestStepCallsAndRetryIDsStartWithRoom(t *testing.T) {
 		}
 	})
 	assert.Equal(t, 1.0, ids, "allocations for four retryIds")
+}
+
+// A validator's retry state starts in one allocation at the log's first retry, and the first
+// chain's delays, which start in it too, never change once handed out: not by the chain's next
+// retry, nor by another chain's.
+func TestRetryStateStartsInOneRoom(t *testing.T) {
+	second := retryEvent("r1", 2)
+	other := retryEvent("r2", 1)
+	other.Provider = "other"
+	log := logOf(TurnStart{Turn: 1}, StepStart{Turn: 1, Step: 1}, retryEvent("r1", 1),
+		LlmRetryStarted{RetryID: "r1", Turn: 1, Step: 1, Retry: 1})
+	allocs := testing.AllocsPerRun(20, func() {
+		var v Validator
+		for _, e := range log {
+			if err := v.Append(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	assert.Equal(t, 1.0, allocs, "allocations for a log's first retry and its start")
+
+	var v Validator
+	for _, e := range log {
+		require.NoError(t, v.Append(e))
+	}
+	key := ChainKey{1, 1, "p", "k"}
+	first, ok := v.Chain(key)
+	require.True(t, ok)
+	require.Equal(t, []float64{500}, first.DelaysMs)
+	for i, d := range []EventData{second, other} {
+		require.NoError(t, v.Append(Event{Seq: int64(len(log) + i + 1), Type: d.EventType(), Data: d}))
+	}
+	assert.Equal(t, []float64{500}, first.DelaysMs, "handed out before the next retries")
+	now, _ := v.Chain(key)
+	assert.Equal(t, []float64{500, 500}, now.DelaysMs)
+	otherChain, _ := v.Chain(ChainKey{1, 1, "other", "k"})
+	assert.Equal(t, []float64{500}, otherChain.DelaysMs)
 }
