@@ -12,10 +12,12 @@ import (
 // whole log through the layer a second time, and takes the store's copy of the events as its own
 // log instead of copying them again. A restart used to check and copy its history twice.
 //
-// It is exactly as safe as History: only ValidateHistory and Extend make one, and both run every
-// event they add through the invariant layer, so a ValidatedHistory never holds an event the layer
-// refused; a log that breaks an invariant is refused by them with the error ValidateLog gives. It
-// never changes once made, and is safe for concurrent use.
+// It is as safe as History: only ValidateHistory and Extend make one, and both run every event
+// they add through the invariant layer, so a ValidatedHistory never holds an event the layer
+// refused; a log that breaks an invariant is refused by them with the error ValidateLog gives.
+// What it vouches for is its own copy of the events, which Events lends without copying: like
+// Session.Log's, they must not be modified (a caller that wrote into them would resume an agent
+// from events nobody judged). It never changes once made, and is safe for concurrent use.
 type ValidatedHistory struct {
 	// events has room past its end (historyRoom) for the log of the first agent to resume from it
 	// (taken): its appends go there, past what Events shows, and a second agent copies.
