@@ -45,6 +45,11 @@ type Config struct {
 	// Store before New returns; the inbox, turn count and conversation are rebuilt from it. The
 	// next turn starts fresh retry chains. Call Wake to run work the inbox still holds.
 	History []Event
+	// ResumeFrom is History read back and validated by a store (filestore.Opened.History): the
+	// agent resumes from its events as from History, and takes over the invariant state the
+	// store's validation left instead of replaying them through the layer again. Set History or
+	// ResumeFrom, not both.
+	ResumeFrom *ValidatedHistory
 }
 
 // AgentError is the agent/error observer event: a turn that failed for a reason other than a
@@ -106,12 +111,14 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.Provider.Name() == "" {
 		return nil, errors.New("harness: config: Provider.Name() is empty; retry chains are keyed by it")
 	}
-	policy := DefaultRetryPolicy()
+	var policy RetryPolicy
 	if cfg.RetryPolicy != nil {
 		policy = *cfg.RetryPolicy
 		// The caller's slice is theirs: a later edit must not change what this agent retries
 		// while its policyKey still names the old codes.
 		policy.RetryableCodes = slices.Clone(policy.RetryableCodes)
+	} else {
+		policy = DefaultRetryPolicy() // only then: its codes are a copy, dropped when a policy is given
 	}
 	if err := policy.Validate(); err != nil {
 		return nil, err
@@ -152,14 +159,21 @@ func New(cfg Config) (*Agent, error) {
 		a.tools[t.Name] = t
 		a.toolNames = append(a.toolNames, t.Name)
 	}
+	history := cfg.History
+	if cfg.ResumeFrom != nil {
+		if len(history) > 0 {
+			return nil, errors.New("harness: config: History and ResumeFrom are both set; set one")
+		}
+		history = cfg.ResumeFrom.Events()
+	}
 	capacity := sessionEventsCap
-	if len(cfg.History) > 0 {
+	if len(history) > 0 {
 		capacity = 0 // restore sizes the log to the history
 	}
 	a.session = newSession(runtime.Clock(), cfg.Store, capacity)
-	a.session.onObserverPanic = a.observerPanicked
-	if len(cfg.History) > 0 {
-		if err := a.resume(cfg.History); err != nil {
+	a.session.onObserverPanic = a // not the method value a.observerPanicked: that allocated a closure
+	if len(history) > 0 {
+		if err := a.resume(history, cfg.ResumeFrom); err != nil {
 			return nil, err
 		}
 	}

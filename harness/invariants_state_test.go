@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // retryIDs answers the same whether it searches its list or, past retryIDsSmall ids, its map.
@@ -60,4 +61,66 @@ func TestStepStateSlices(t *testing.T) {
 	at, ok := a.find(startedKey{"y", 1})
 	assert.True(t, ok)
 	assert.Equal(t, 2, at.Step)
+}
+
+// A step's calls and the log's retryIds start with room for a few: a step of four calls, or a
+// log of four chains, costs one allocation for each list, where growing it one doubling at a time
+// cost three.
+func TestStepCallsAndRetryIDsStartWithRoom(t *testing.T) {
+	log := logOf(TurnStart{Turn: 1}, StepStart{Turn: 1, Step: 1},
+		ToolCall{Turn: 1, Step: 1, CallID: "c1", Name: "ls"}, ToolCall{Turn: 1, Step: 1, CallID: "c2", Name: "ls"},
+		ToolCall{Turn: 1, Step: 1, CallID: "c3", Name: "ls"}, ToolCall{Turn: 1, Step: 1, CallID: "c4", Name: "ls"})
+	calls := testing.AllocsPerRun(20, func() {
+		var v Validator
+		for _, e := range log {
+			if err := v.Append(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	assert.Equal(t, 1.0, calls, "allocations for a step of four calls")
+	ids := testing.AllocsPerRun(20, func() {
+		var r retryIDs
+		for _, id := range []string{"r1", "r2", "r3", "r4"} {
+			r.add(id)
+		}
+	})
+	assert.Equal(t, 1.0, ids, "allocations for four retryIds")
+}
+
+// A validator's retry state starts in one allocation at the log's first retry, and the first
+// chain's delays, which start in it too, never change once handed out: not by the chain's next
+// retry, nor by another chain's.
+func TestRetryStateStartsInOneRoom(t *testing.T) {
+	second := retryEvent("r1", 2)
+	other := retryEvent("r2", 1)
+	other.Provider = "other"
+	log := logOf(TurnStart{Turn: 1}, StepStart{Turn: 1, Step: 1}, retryEvent("r1", 1),
+		LlmRetryStarted{RetryID: "r1", Turn: 1, Step: 1, Retry: 1})
+	allocs := testing.AllocsPerRun(20, func() {
+		var v Validator
+		for _, e := range log {
+			if err := v.Append(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	assert.Equal(t, 1.0, allocs, "allocations for a log's first retry and its start")
+
+	var v Validator
+	for _, e := range log {
+		require.NoError(t, v.Append(e))
+	}
+	key := ChainKey{1, 1, "p", "k"}
+	first, ok := v.Chain(key)
+	require.True(t, ok)
+	require.Equal(t, []float64{500}, first.DelaysMs)
+	for i, d := range []EventData{second, other} {
+		require.NoError(t, v.Append(Event{Seq: int64(len(log) + i + 1), Type: d.EventType(), Data: d}))
+	}
+	assert.Equal(t, []float64{500}, first.DelaysMs, "handed out before the next retries")
+	now, _ := v.Chain(key)
+	assert.Equal(t, []float64{500, 500}, now.DelaysMs)
+	otherChain, _ := v.Chain(ChainKey{1, 1, "other", "k"})
+	assert.Equal(t, []float64{500}, otherChain.DelaysMs)
 }

@@ -5,9 +5,16 @@ import "fmt"
 // resume rebuilds the agent from a log written earlier, then repairs it: what the inbox still
 // held (pushed, never claimed or cleared), how many turns and messages there were, and the
 // conversation so far. The repair events go through the session, so they are durable before New
-// returns.
-func (a *Agent) resume(history []Event) error {
-	if err := a.session.restore(history); err != nil {
+// returns. A validated history (not nil) is taken in without judging its events again; history
+// is then its events.
+func (a *Agent) resume(history []Event, validated *ValidatedHistory) error {
+	var err error
+	if validated != nil {
+		err = a.session.resumeFrom(validated)
+	} else {
+		err = a.session.restore(history)
+	}
+	if err != nil {
 		return err
 	}
 	texts := map[string]string{}

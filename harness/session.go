@@ -37,8 +37,21 @@ type Session struct {
 	// while some task shows them (one at a time, so every observer sees the log's order).
 	pending    []Event
 	delivering bool
-	// onObserverPanic hears an observer that panicked (the agent reports it as agent/error).
-	onObserverPanic func(e Event, recovered any)
+	// onObserverPanic hears an observer that panicked (the agent reports it as agent/error). An
+	// interface the agent itself implements, not a func: the agent's method value allocated a
+	// closure for every agent built.
+	onObserverPanic observerPanicHandler
+	// Room in the session itself for its first observer and its first pending event: most
+	// sessions have one observer (the simulator's), and events are shown one at a time, so these
+	// were two small allocations of their own for every session.
+	observerRoom [1]func(Event)
+	pendingRoom  [1]Event
+}
+
+// observerPanicHandler hears a session observer's contained panic: the *Agent that owns the
+// session.
+type observerPanicHandler interface {
+	observerPanicked(e Event, recovered any)
 }
 
 // NewSession returns an empty session that stamps events with clock and writes them to store
@@ -84,6 +97,19 @@ func (s *Session) restore(events []Event) error {
 	return nil
 }
 
+// resumeFrom takes in a validated history as restore takes in a log, without judging its events
+// again: the history's invariant state, which they left, becomes the session's, and its events
+// (with their room) its log.
+func (s *Session) resumeFrom(h *ValidatedHistory) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.events) > 0 {
+		return fmt.Errorf("harness: history: the session already holds %d events", len(s.events))
+	}
+	s.events, s.validator = h.take()
+	return nil
+}
+
 // Append writes one event. A refusal by the invariant layer (*InvariantError) or by the store
 // leaves the log unchanged. Observers are shown the event before Append returns, unless another
 // task is showing them earlier events: then that task shows this one too, in order.
@@ -116,6 +142,9 @@ func (s *Session) appendQuiet(data EventData) (Event, error) {
 	s.validator.apply(e)
 	s.events = append(s.events, e)
 	if len(s.observers) > 0 {
+		if s.pending == nil {
+			s.pending = s.pendingRoom[:0]
+		}
 		s.pending = append(s.pending, e)
 	}
 	return e, nil
@@ -159,7 +188,7 @@ func (s *Session) observe(fn func(Event), e Event) {
 			report := s.onObserverPanic
 			s.mu.Unlock()
 			if report != nil {
-				report(e, recovered)
+				report.observerPanicked(e, recovered)
 			}
 		}
 	}()
@@ -173,6 +202,13 @@ func (s *Session) observe(fn func(Event), e Event) {
 func (s *Session) Observe(fn func(Event)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.observers == nil {
+		// The room is never written again: a later Observe appends to a copy (the slice is
+		// clipped), so a delivery that holds the list keeps seeing it as it was.
+		s.observerRoom[0] = fn
+		s.observers = s.observerRoom[:1:1]
+		return
+	}
 	s.observers = append(slices.Clip(s.observers), fn)
 }
 

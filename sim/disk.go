@@ -18,7 +18,10 @@ import (
 // to the scheduler, so a store operation is atomic with respect to the simulated tasks, as a
 // system call is: a crash strikes between two of them, or inside a write when armed to.
 type disk struct {
-	files map[string]*diskFile
+	// files are the disk's files, in the order they were created: searched in order, not a map,
+	// since the world's disk holds one (the session log), and a map allocated its table on the
+	// first file and had its keys sorted into a new slice at every power loss.
+	files []*diskFile
 	// open are the handles not yet closed; a crash closes them all, as the kernel closes a dead
 	// process's files (and so drops its locks).
 	open []*diskHandle
@@ -28,6 +31,12 @@ type disk struct {
 	die   func(faults.Action)
 	// spare is an empty buffer an earlier run left (scratch.go), for the first file's bytes.
 	spare []byte
+	// Room in the disk itself for what a world's disk holds, its one file and the one or two
+	// handles open on it at a time, each an allocation of its own otherwise: files and open
+	// start in these arrays, and the first file is firstFile.
+	firstFile  diskFile
+	filesRoom  [1]*diskFile
+	handleRoom [2]*diskHandle
 }
 
 // diskFile is one file's content, written and synced. The synced bytes are written[:syncedLen],
@@ -35,6 +44,7 @@ type disk struct {
 // (diverged) moves the written ones to a copy first. One copy of a log, not two: a sync no longer
 // copies the bytes it makes durable.
 type diskFile struct {
+	path      string
 	written   []byte
 	syncedLen int
 	// diverged is set when a truncate since the last sync cut into the synced bytes: written is
@@ -66,15 +76,34 @@ var (
 	_ filestore.Sizer = (*diskHandle)(nil)
 )
 
-func newDisk() *disk { return &disk{files: map[string]*diskFile{}} }
+func newDisk() *disk {
+	d := &disk{}
+	d.files, d.open = d.filesRoom[:0], d.handleRoom[:0]
+	return d
+}
+
+// file is the file at path, or nil.
+func (d *disk) file(path string) *diskFile {
+	for _, f := range d.files {
+		if f.path == path {
+			return f
+		}
+	}
+	return nil
+}
 
 // OpenFile opens path, creating it empty if absent.
 func (d *disk) OpenFile(path string) (filestore.File, error) {
-	f, ok := d.files[path]
-	if !ok {
-		f = &diskFile{written: d.spare}
+	f := d.file(path)
+	if f == nil {
+		if len(d.files) == 0 {
+			f = &d.firstFile
+		} else {
+			f = new(diskFile)
+		}
+		*f = diskFile{path: path, written: d.spare}
 		d.spare = nil
-		d.files[path] = f
+		d.files = append(d.files, f)
 	}
 	h := &diskHandle{disk: d, file: f, path: path}
 	d.open = append(d.open, h)
@@ -87,7 +116,7 @@ func (d *disk) SyncDir(string) error { return nil }
 
 // contents returns what reads of path see now (nil if absent).
 func (d *disk) contents(path string) []byte {
-	if f, ok := d.files[path]; ok {
+	if f := d.file(path); f != nil {
 		return f.written
 	}
 	return nil
@@ -95,7 +124,7 @@ func (d *disk) contents(path string) []byte {
 
 // syncedContents returns what of path would survive a power loss now (nil if absent).
 func (d *disk) syncedContents(path string) []byte {
-	if f, ok := d.files[path]; ok {
+	if f := d.file(path); f != nil {
 		return f.syncedBytes()
 	}
 	return nil
@@ -116,8 +145,7 @@ func (d *disk) closeAll() {
 // short. What is left is what the platter holds: written and synced alike. It returns how many
 // written bytes were lost.
 func (d *disk) losePower(unsynced string) (droppedBytes int) {
-	for _, path := range sortedKeys(d.files) {
-		f := d.files[path]
+	for _, f := range d.files {
 		if f.diverged {
 			// What is kept is the synced copy; the written array is left to readers that hold it.
 			droppedBytes += max(len(f.written)-len(f.synced), 0)
@@ -136,15 +164,6 @@ func (d *disk) losePower(unsynced string) (droppedBytes int) {
 		f.written, f.syncedLen = f.written[:kept], kept
 	}
 	return droppedBytes
-}
-
-func sortedKeys(m map[string]*diskFile) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func (h *diskHandle) check(op string) error {

@@ -207,3 +207,34 @@ func TestAPowerLossKeepsTheFilesRoom(t *testing.T) {
 		})
 	}
 }
+
+// A disk keeps its files apart, the first in the disk's own room and any later one on its own,
+// and a power loss takes the unsynced bytes of each.
+func TestADiskKeepsItsFilesApart(t *testing.T) {
+	d := newDisk()
+	logFile, other := openOn(t, d, "log"), openOn(t, d, "other")
+	write(t, logFile, "one\n")
+	require.NoError(t, logFile.Sync())
+	write(t, other, "two\n")
+	write(t, logFile, "three\n")
+	again := openOn(t, d, "other")
+	assert.Equal(t, "two\n", readAll(t, again), "the same file, opened again")
+	assert.Equal(t, "one\nthree\n", string(d.contents("log")))
+	assert.Nil(t, d.contents("absent"))
+	d.losePower(faults.UnsyncedDropped)
+	assert.Equal(t, "one\n", string(d.contents("log")))
+	assert.Empty(t, d.contents("other"))
+	assert.Len(t, d.files, 2)
+}
+
+// A world's disk, its one file and the handle open on it cost two allocations (the disk and the
+// handle): the file and the lists of files and handles live in the disk itself.
+func TestADiskWithOneFileAllocatesTheDiskAndItsHandle(t *testing.T) {
+	allocs := testing.AllocsPerRun(100, func() {
+		d := newDisk()
+		if _, err := d.OpenFile(sessionLogPath); err != nil {
+			t.Fatal(err)
+		}
+	})
+	assert.Equal(t, 2.0, allocs)
+}

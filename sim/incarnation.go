@@ -156,7 +156,7 @@ func (w *world) restart(last bool) bool {
 	}
 	record := properties.Restart{AtMs: t.nowMs(), Torn: opened.Torn != nil, DurableEvents: len(opened.Events)}
 	if err == nil {
-		if err = w.startIncarnation(opened.Events, log); err != nil {
+		if err = w.startIncarnation(opened.History(), log); err != nil {
 			log.Close() // the next attempt opens the log again
 			if repair := harness.RepairEvents(opened.Events); len(repair) > 0 {
 				record.RepairedTurn = repair[len(repair)-1].(harness.TurnEnd).Turn

@@ -264,7 +264,7 @@ func (w *world) awaitSettled(deadline time.Duration) bool {
 
 // startIncarnation builds an agent (from history, after a crash) on a fresh process; log is the
 // file store it writes through (nil when the plan crashes nothing: then nothing is kept).
-func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) error {
+func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filestore.Store) error {
 	plan := &w.schedule.Plan // not a copy: &plan.Policy below made each copy escape to the heap
 	w.incarnation++
 	incarnation := w.incarnation
@@ -337,7 +337,7 @@ func (w *world) startIncarnation(history []harness.Event, log *filestore.Store) 
 				t.agentError(e)
 			}
 		},
-		History: history,
+		ResumeFrom: history, // validated by the file store's open: not replayed again
 	})
 	if err != nil {
 		return err

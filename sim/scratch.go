@@ -74,7 +74,7 @@ func (s *scratch) reclaim(w *world, o *Outcome) {
 	}
 	o.JSONL = nil
 	if w.disk != nil {
-		if f := w.disk.files[sessionLogPath]; f != nil && cap(f.written) <= scratchBytesMax {
+		if f := w.disk.file(sessionLogPath); f != nil && cap(f.written) <= scratchBytesMax {
 			s.log = f.written[:0]
 			f.written = nil
 		}

@@ -82,5 +82,19 @@ func FuzzReopenReadsWhatOpenReads(f *testing.F) {
 		if !bytes.Equal(fsys.files[path].data, fresh.files[path].data) || got.Size() != want.Size() {
 			t.Fatalf("after reopen the file holds %d bytes (size %d), after open %d (size %d)", len(fsys.files[path].data), got.Size(), len(fresh.files[path].data), want.Size())
 		}
+		if !reflect.DeepEqual(gotOpened.History().Events(), gotOpened.Events) {
+			t.Fatalf("reopen's History holds %d events, its Events %d", len(gotOpened.History().Events()), len(gotOpened.Events))
+		}
+		// The reopened store validates from the state the reopen's history left (prev's extended by
+		// the new lines only): it judges the next event, and the one after it, as the open's does.
+		nextEvent, err := harness.DecodeEvent(next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range []harness.Event{nextEvent, nextEvent} {
+			if gotErr, wantErr := got.Append(e), want.Append(e); fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("append of event %d to the reopened store: %v, to the opened one: %v", e.Seq, gotErr, wantErr)
+			}
+		}
 	})
 }

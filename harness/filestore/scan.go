@@ -52,17 +52,16 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // line that does not decode, or a blank one, is a *FormatError naming path (used in messages
 // only) and the line.
 func Scan(path string, data []byte) (events []harness.Event, torn *Torn, err error) {
-	return scan(path, data, 0, nil, false)
+	return scan(path, data, 0, 0, false)
 }
 
-// scan is Scan of data whose first from bytes are complete lines already decoded to known (one
-// event a line): it decodes only the lines after them, and appends their events to known. With
-// owned set, data is the store's own read buffer, never changed afterwards: the events' strings
-// share its memory instead of a copy (harness.DecodeJSONLShared).
-func scan(path string, data []byte, from int, known []harness.Event, owned bool) (events []harness.Event, torn *Torn, err error) {
-	events = known
+// scan is Scan of data whose first from bytes are complete lines already decoded (lines of them,
+// one event a line): it decodes only the lines after them, and returns their events, numbering
+// lines from lines+1. With owned set, data is the store's own read buffer, never changed
+// afterwards: the events' strings share its memory instead of a copy (harness.DecodeJSONLShared).
+func scan(path string, data []byte, from, lines int, owned bool) (events []harness.Event, torn *Torn, err error) {
 	complete := data[from:]
-	line := len(known)
+	line := lines
 	if i := bytes.LastIndexByte(complete, '\n'); i+1 < len(complete) {
 		complete = complete[:i+1]
 		torn = tornLine(data[from+i+1:], line+bytes.Count(complete, []byte{'\n'})+1)
@@ -75,10 +74,7 @@ func scan(path string, data []byte, from int, known []harness.Event, owned bool)
 		decode = harness.DecodeJSONLShared
 	}
 	if decoded, err := decode(complete); err == nil && len(complete) > 0 {
-		if len(events) == 0 {
-			return decoded, torn, nil // the decoder's own slice, sized to the lines: no copy of it
-		}
-		return append(events, decoded...), torn, nil
+		return decoded, torn, nil // the decoder's own slice, sized to the lines: no copy of it
 	}
 	for len(complete) > 0 {
 		line++

@@ -13,10 +13,11 @@
 // simulator passes its own disk to OpenFS, one that keeps written and synced bytes apart and can
 // lose power, so every crash seed runs this package's real code.
 //
-// Map: store.go (Open, OpenFS, ReopenFS: a reopen that decodes only what the log gained; Append,
-// Close), fs.go (the FS seam and the operating system's FS), scan.go (Scan, the reader Open
-// shares with `simrun check`, which reads logs without changing them), lock_unix.go and
-// lock_other.go (the writer lock).
+// Map: store.go (Open, OpenFS, ReopenFS: a reopen that decodes and validates only what the log
+// gained; Opened.History, the validated log an agent resumes from; Append, Close), fs.go (the FS
+// seam and the operating system's FS), scan.go (Scan, the reader Open shares with `simrun
+// check`, which reads logs without changing them), lock_unix.go and lock_other.go (the writer
+// lock).
 package filestore
 
 import (
@@ -58,14 +59,23 @@ var lineBytesMax = harness.LineBytesMax
 
 // Opened is what Open found in the file.
 type Opened struct {
-	// Events are the log's events, in order; they passed the invariant layer.
+	// Events are the log's events, in order; they passed the invariant layer. They must not be
+	// modified: they are History's events, and a ReopenFS given this Opened takes them as the
+	// start of the log without decoding or validating them again.
 	Events []harness.Event
 	// Torn is the torn last line Open cut off, or nil.
 	Torn *Torn
 	// read is the content Events decode from: the file's complete lines when it was opened (a
 	// private copy). ReopenFS decodes only what follows it.
 	read []byte
+	// history is Events as the invariant layer accepted them (nil when there are none): ReopenFS
+	// validates only what follows them, from the state they left.
+	history *harness.ValidatedHistory
 }
+
+// History is Events, validated: an agent resumes from it (harness.Config.ResumeFrom) without
+// replaying the log through the invariant layer a second time. Nil when the log is empty.
+func (o Opened) History() *harness.ValidatedHistory { return o.history }
 
 // Content is the file's content Events were decoded from: its complete lines as the open read
 // them, torn tail excluded. A reader that sees these bytes again (a check of the log's JSON
@@ -110,8 +120,9 @@ func OpenFS(fsys FS, path string) (*Store, Opened, error) { return ReopenFS(fsys
 // are prev's followed by theirs; when it does not (a power loss took some of them, or another
 // writer rewrote the file), the whole file is decoded, as OpenFS does. Either way the result is
 // OpenFS's: the same events, torn line and errors, with the lock taken, the whole content read,
-// every event replayed through a fresh invariant layer and a torn tail cut. The zero Opened is a
-// first open.
+// every event judged by the invariant layer as a fresh one would judge it, and a torn tail cut.
+// prev's events were judged when prev was read: the lines after them are judged from the state
+// prev's left (Opened.History), not after a replay of prev's. The zero Opened is a first open.
 func ReopenFS(fsys FS, path string, prev Opened) (*Store, Opened, error) {
 	file, err := fsys.OpenFile(path)
 	if err != nil {
@@ -136,21 +147,18 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 	if err != nil {
 		return nil, Opened{}, fmt.Errorf("filestore: read session log %s: %w", path, err)
 	}
-	var events []harness.Event
-	var torn *Torn
-	from, known := 0, []harness.Event(nil)
-	if len(prev.read) > 0 && bytes.HasPrefix(data, prev.read) {
-		from, known = len(prev.read), slices.Clip(prev.Events)
+	from, known := 0, (*harness.ValidatedHistory)(nil)
+	if len(prev.read) > 0 && prev.history != nil && bytes.HasPrefix(data, prev.read) {
+		from, known = len(prev.read), prev.history
 	}
-	events, torn, err = scan(path, data, from, known, true) // data is read here and never changed
+	lines := len(known.Events())
+	more, torn, err := scan(path, data, from, lines, true) // data is read here and never changed
 	if err != nil {
 		return nil, Opened{}, err
 	}
-	var validator harness.Validator
-	for i, e := range events {
-		if err := validator.Append(e); err != nil {
-			return nil, Opened{}, &FormatError{Path: path, Line: i + 1, Reason: invariantReason(err), Err: err}
-		}
+	history, err := known.Extend(more)
+	if err != nil {
+		return nil, Opened{}, refusal(path, known, more)
 	}
 	size := int64(len(data))
 	if torn != nil {
@@ -168,8 +176,21 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 			return nil, Opened{}, fmt.Errorf("filestore: sync the directory of %s: %w", path, err)
 		}
 	}
-	s := &Store{path: path, file: file, size: size, validator: validator}
-	return s, Opened{Events: events, Torn: torn, read: data[:size:size]}, nil
+	s := &Store{path: path, file: file, size: size, validator: history.Validator()}
+	return s, Opened{Events: history.Events(), Torn: torn, read: data[:size:size], history: history}, nil
+}
+
+// refusal is the *FormatError for the first of more (the events after known) that the invariant
+// layer refuses, naming its line: Extend, which found it, does not say which it was.
+func refusal(path string, known *harness.ValidatedHistory, more []harness.Event) error {
+	validator := known.Validator()
+	for i, e := range more {
+		if err := validator.Append(e); err != nil {
+			line := len(known.Events()) + i + 1
+			return &FormatError{Path: path, Line: line, Reason: invariantReason(err), Err: err}
+		}
+	}
+	panic("filestore: invariant: the invariant layer refused a history whose every event it accepts")
 }
 
 // readFile reads the whole file, into one buffer when the file can tell its size (Sizer), one

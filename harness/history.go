@@ -1,0 +1,96 @@
+package harness
+
+import (
+	"slices"
+	"sync/atomic"
+)
+
+// ValidatedHistory is a session log the invariant layer accepted, event by event, kept together
+// with the state the layer was left in. A file store that reads a log back validates it anyway
+// (so that it can refuse an append that would make the file unreadable); it hands the result on,
+// and an agent resuming from it (Config.ResumeFrom) takes that state over instead of replaying the
+// whole log through the layer a second time, and takes the store's copy of the events as its own
+// log instead of copying them again. A restart used to check and copy its history twice.
+//
+// It is as safe as History: only ValidateHistory and Extend make one, and both run every event
+// they add through the invariant layer, so a ValidatedHistory never holds an event the layer
+// refused; a log that breaks an invariant is refused by them with the error ValidateLog gives.
+// What it vouches for is its own copy of the events, which Events lends without copying: like
+// Session.Log's, they must not be modified (a caller that wrote into them would resume an agent
+// from events nobody judged). It never changes once made, and is safe for concurrent use.
+type ValidatedHistory struct {
+	// events has room past its end (historyRoom) for the log of the first agent to resume from it
+	// (taken): its appends go there, past what Events shows, and a second agent copies.
+	events []Event
+	// state is the invariant layer after events; never changed: an agent, a store or an extension
+	// each takes a clone.
+	state Validator
+	taken atomic.Bool
+}
+
+// historyRoom is the room a ValidatedHistory's events keep past their end: as much as a new
+// session's log starts with, for the events an agent resuming from it goes on to write.
+const historyRoom = sessionEventsCap
+
+// ValidateHistory replays events through a fresh invariant layer, as ValidateLog does, and returns
+// them validated: the first refusal is its error (an *InvariantError), as ValidateLog's. The
+// history holds its own copy of events. The history of no events is nil, which every method takes.
+func ValidateHistory(events []Event) (*ValidatedHistory, error) {
+	return (*ValidatedHistory)(nil).Extend(events)
+}
+
+// Extend returns the history h followed by more, validated: more is judged against the state h
+// left the invariant layer in, so h's events are not replayed again. It is for a log that grew
+// since h was read from it (a file store reopening it after a restart). A nil h is the empty log:
+// Extend is ValidateHistory then. h is unchanged; the first refusal is the error.
+func (h *ValidatedHistory) Extend(more []Event) (*ValidatedHistory, error) {
+	var (
+		known []Event
+		state Validator
+	)
+	if len(more) == 0 {
+		return h, nil // it never changes: the same history serves (nil for an empty log)
+	}
+	if h != nil {
+		known, state = h.events, h.state.clone()
+	}
+	for _, e := range more {
+		if err := state.Append(e); err != nil {
+			return nil, err
+		}
+	}
+	var events []Event
+	if n := len(known) + len(more); n > 0 {
+		events = append(append(make([]Event, 0, n+historyRoom), known...), more...)
+	}
+	return &ValidatedHistory{events: events, state: state}, nil
+}
+
+// Events returns the history's events. They must not be modified (the history vouches for them),
+// and the slice is clipped: an append to it copies.
+func (h *ValidatedHistory) Events() []Event {
+	if h == nil {
+		return nil
+	}
+	return slices.Clip(h.events)
+}
+
+// Validator returns the invariant layer as the history left it, a copy of its own: for a store
+// that goes on checking the events appended after the history.
+func (h *ValidatedHistory) Validator() Validator {
+	if h == nil {
+		return Validator{}
+	}
+	return h.state.clone()
+}
+
+// take returns the history's events and state for a session to own: the events themselves, with
+// their room, for the first taker (the array past their end is then the taker's), a copy for any
+// later one; a clone of the state always.
+func (h *ValidatedHistory) take() ([]Event, Validator) {
+	events := h.events
+	if !h.taken.CompareAndSwap(false, true) {
+		events = append(make([]Event, 0, len(h.events)+historyRoom), h.events...)
+	}
+	return events, h.state.clone()
+}
