@@ -174,11 +174,11 @@ func runTool(ctx context.Context, tool Tool, known bool, call Block, out *ToolRe
 	}()
 	content, err := tool.Run(ctx, call.Arguments)
 	returned = true
-	var tf *ToolFailure
+	tf, isFailure := errors.AsType[*ToolFailure](err)
 	switch {
 	case err == nil:
 		out.Content = content
-	case errors.As(err, &tf) && tf.Code != "":
+	case isFailure && tf.Code != "":
 		*out = errorResult(*out, ToolError{Name: tf.Name, Code: tf.Code, Message: tf.Message})
 	default:
 		*out = errorResult(*out, ToolError{Name: "ToolError", Code: CodeToolError, Message: ErrorChain(err)})

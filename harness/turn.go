@@ -13,6 +13,13 @@ type turnEndError struct{ err error }
 func (e *turnEndError) Error() string { return "harness: turn/end not written: " + e.err.Error() }
 func (e *turnEndError) Unwrap() error { return e.err }
 
+// escapes reports whether err is (or wraps) a turnEndError. errors.AsType, not errors.As: As
+// needs its target on the heap, an allocation after every turn the driver runs.
+func escapes(err error) bool {
+	_, ok := errors.AsType[*turnEndError](err)
+	return ok
+}
+
 // runTurn runs one turn to its end. turn/end is written on every way out (the seed's finally):
 // a cancellation ends it aborted with the cancellation's cause, a provider failure ends it in
 // error with that Failure, any other error in error with code UNKNOWN and the ErrorChain text.
@@ -111,8 +118,7 @@ func (a *Agent) writeTurnEnd(ctx context.Context, turn int, ends *TurnEndReason)
 
 // causeOf returns the CancelCause a context was cancelled with.
 func causeOf(ctx context.Context) CancelCause {
-	var cause CancelCause
-	if errors.As(context.Cause(ctx), &cause) {
+	if cause, ok := errors.AsType[CancelCause](context.Cause(ctx)); ok {
 		return cause
 	}
 	return CancelCause{Kind: CauseUser, Reason: ErrorChain(context.Cause(ctx))}
