@@ -96,6 +96,8 @@ type Agent struct {
 	toolsInFlight int
 	idleWaiters   []Queue
 	watchers      []func(AgentError)
+	// claims is claimInbox's buffer for a step's share of the inbox, kept across steps.
+	claims []inboxEntry
 }
 
 // New builds an agent, refusing a bad configuration with an error that names what is wrong.

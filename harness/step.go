@@ -88,7 +88,9 @@ func (a *Agent) claimInbox(ctx context.Context, turn, step int) error {
 	if err := cancelled(ctx); err != nil {
 		return err // a cancel that came first keeps (or cleared) the inbox: nothing is claimed after it
 	}
-	for _, m := range a.inbox.claimable(step == 1) {
+	claims := a.inbox.claimable(step == 1, a.claims[:0])
+	a.claims = claims
+	for _, m := range claims {
 		if _, err := a.session.appendQuiet(InboxClaim{Turn: turn, Step: step, Lane: m.lane, MessageID: m.id}); err != nil {
 			return err // the message stays queued: the log never said it was claimed
 		}
