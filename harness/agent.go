@@ -98,6 +98,9 @@ type Agent struct {
 	watchers      []func(AgentError)
 	// claims is claimInbox's buffer for a step's share of the inbox, kept across steps.
 	claims []inboxEntry
+	// toolSlots are where a group's tool calls leave their results (see runGroup); the turn
+	// loop's, kept across steps.
+	toolSlots []ToolResult
 }
 
 // New builds an agent, refusing a bad configuration with an error that names what is wrong.
