@@ -200,7 +200,10 @@ func (a *Agent) Watch(fn func(AgentError)) {
 // agent/error of its own (a panic while reporting a panic is dropped, so this cannot recurse).
 func (a *Agent) emitError(e AgentError) {
 	a.mu.Lock()
-	watchers := slices.Clone(a.watchers)
+	// Not a copy: watchers only ever grow by append (Watch), which never writes over the
+	// entries this slice already holds, so it stays what it was when read. A clone allocated at
+	// every failed turn.
+	watchers := a.watchers
 	a.mu.Unlock()
 	var panicked []AgentError
 	for _, w := range watchers {
