@@ -34,7 +34,9 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		a.emitError(AgentError{Turn: turn, Source: "turn/start", Err: err})
 		return false, &turnEndError{err: err} // no turn was opened, so none must be settled
 	}
-	var ends *TurnEndReason
+	// ends is a value, not a pointer: each way a turn ends allocated one before. Its Kind is set on
+	// every way out; only max-tokens, once set, stays.
+	var ends TurnEndReason
 	current := 0      // the step running, for agent/error; 0 outside steps
 	returned := false // set on the way out by return: an earlier step may have set ends already
 	defer func() {
@@ -69,8 +71,8 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		if finish == FinishToolCalls {
 			continue
 		}
-		if ends == nil || ends.Kind != EndMaxTokens {
-			ends = &TurnEndReason{Kind: string(finish)}
+		if ends.Kind != EndMaxTokens {
+			ends = TurnEndReason{Kind: string(finish)}
 		}
 		a.mu.Lock()
 		done := a.inbox.nextStepEmpty()
@@ -87,32 +89,32 @@ var errGoexit = errors.New("harness: the turn's goroutine exited (runtime.Goexit
 
 // failedTurn classifies the error a turn ended with. A cancellation wins over whatever error it
 // caused; every other error is reported to watchers as agent/error.
-func (a *Agent) failedTurn(ctx context.Context, turn, step int, err error) *TurnEndReason {
+func (a *Agent) failedTurn(ctx context.Context, turn, step int, err error) TurnEndReason {
 	if ctx.Err() != nil {
 		return abortedBy(ctx)
 	}
 	failure, _ := FailureOf(err)
 	a.emitError(AgentError{Turn: turn, Step: step, Source: "turn", Err: err})
-	return &TurnEndReason{Kind: EndError, Error: &failure}
+	return TurnEndReason{Kind: EndError, Error: &failure}
 }
 
 // abortedBy is the turn/end reason of a turn cancelled through ctx.
-func abortedBy(ctx context.Context) *TurnEndReason {
+func abortedBy(ctx context.Context) TurnEndReason {
 	cause := causeOf(ctx)
-	return &TurnEndReason{Kind: EndAborted, Reason: &cause}
+	return TurnEndReason{Kind: EndAborted, Reason: &cause}
 }
 
 // writeTurnEnd settles the turn. A cancel that lands before turn/end is written wins over the
 // way the turn was about to end (its last step done, or its failure decided): the check and the
 // write happen under the agent's lock, which Cancel takes too, so a cancel comes either before
 // turn/end (the turn ends aborted) or after it (the turn was over).
-func (a *Agent) writeTurnEnd(ctx context.Context, turn int, ends *TurnEndReason) error {
+func (a *Agent) writeTurnEnd(ctx context.Context, turn int, ends TurnEndReason) error {
 	a.mu.Lock()
 	defer a.unlock()
 	if ctx.Err() != nil && ends.Kind != EndAborted {
-		*ends = *abortedBy(ctx)
+		ends = abortedBy(ctx)
 	}
-	_, err := a.session.appendQuiet(TurnEnd{Turn: turn, Reason: *ends})
+	_, err := a.session.appendQuiet(TurnEnd{Turn: turn, Reason: ends})
 	return err
 }
 
