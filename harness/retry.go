@@ -21,6 +21,10 @@ type llmRetry struct {
 	session   *Session
 	rt        Runtime // waits go through it (named rt: it is the injected runtime, not the time package)
 	random    Random
+	// waitOn is what a backoff wait ends early on (see cancels), and maxRetries the pointer the
+	// last llm/retry recorded (see maxRetriesOf): both kept, so that a retry allocates neither.
+	waitOn     [2]context.Context
+	maxRetries *int
 	// float64 is random.Float64, the strategy's draw, bound once: a method value made at every
 	// decision allocated its closure each time.
 	float64  func() float64
@@ -42,9 +46,11 @@ func newLlmRetry(strategy RetryStrategy, session *Session, runtime Runtime, rand
 	}
 }
 
-// observe tells a strategy with shared state how an attempt went.
+// observe tells a strategy with shared state how an attempt went, stamped with the runtime's
+// clock (read only for a strategy that observes: most do not).
 func (p *llmRetry) observe(o AttemptOutcome) {
 	if observer, ok := p.strategy.(RetryObserver); ok {
+		o.AtMs = p.rt.Clock().Now().UnixMilli()
 		observer.Observe(o)
 	}
 }
@@ -105,8 +111,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		Failure:   failure,
 	}
 	if normal {
-		maxRetries := p.strategy.Budget()
-		record.MaxRetries = &maxRetries
+		record.MaxRetries = p.maxRetriesOf(p.strategy.Budget())
 	}
 	// The handlers below may have taken their time (always mode asks them first): a cancel or a
 	// disposal meanwhile ends the chain here, before anything is written.
@@ -118,7 +123,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	if _, err := p.session.Append(record); err != nil {
 		return false, err
 	}
-	if err := p.rt.Sleep(durationMs(delayMs), req.Ctx, p.lifetime); err != nil {
+	if err := p.rt.Sleep(durationMs(delayMs), p.cancels(req.Ctx)...); err != nil {
 		return false, nil
 	}
 	if req.Ctx.Err() != nil || p.lifetime.Err() != nil {
@@ -129,6 +134,25 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		return false, err
 	}
 	return true, nil
+}
+
+// maxRetriesOf is a pointer to budget for llm/retry's maxRetries: the one the last record got
+// while the budget is the same (a logged event is never changed, so records may share it), a
+// new one when it changed. A fresh int at every record escaped to the heap.
+func (p *llmRetry) maxRetriesOf(budget int) *int {
+	if p.maxRetries == nil || *p.maxRetries != budget {
+		p.maxRetries = &budget
+	}
+	return p.maxRetries
+}
+
+// cancels is what a backoff wait ends early on: the step's cancellation, then the plugin's
+// lifetime. It is lent from the plugin, not built at the call: a variadic list escapes through
+// the Runtime interface, an allocation every retry. Only the turn loop's task waits, one wait at
+// a time, and a Runtime's Sleep does not keep the list once it returns.
+func (p *llmRetry) cancels(step context.Context) []context.Context {
+	p.waitOn = [2]context.Context{step, p.lifetime}
+	return p.waitOn[:]
 }
 
 // unlessDisposed wraps the waterfall's next: a retry the handlers below return once the plugin's
