@@ -98,6 +98,9 @@ type Agent struct {
 	watchers      []func(AgentError)
 	// claims is claimInbox's buffer for a step's share of the inbox, kept across steps.
 	claims []inboxEntry
+	// stepCalls is runStep's buffer for the tool calls of a step's answer, kept across steps: the
+	// step is over, and its calls run, before the next step fills it again.
+	stepCalls []Block
 	// toolSlots are where a group's tool calls leave their results (see runGroup); the turn
 	// loop's, kept across steps.
 	toolSlots []ToolResult

@@ -51,7 +51,8 @@ func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err
 	if err := cancelled(ctx); err != nil {
 		return "", err
 	}
-	calls := message.ToolCalls()
+	calls := appendToolCalls(a.stepCalls[:0], message.Blocks)
+	a.stepCalls = calls
 	if finish == FinishMaxTokens {
 		message = message.TextOnly() // a truncated call is neither run nor kept
 	}
