@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"io"
 	"math"
 	"time"
 
@@ -25,6 +26,8 @@ type llmRetry struct {
 	// last llm/retry recorded (see maxRetriesOf): both kept, so that a retry allocates neither.
 	waitOn     [2]context.Context
 	maxRetries *int
+	// idBytes is where newRetryID reads a chain's random bytes.
+	idBytes [16]byte
 	// float64 is random.Float64, the strategy's draw, bound once: a method value made at every
 	// decision allocated its closure each time.
 	float64  func() float64
@@ -93,11 +96,11 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	delayMs := decision.DelayMs
 	retryID := chain.RetryID
 	if !continuing {
-		id, err := uuid.NewRandomFromReader(p.random)
+		id, err := p.newRetryID()
 		if err != nil {
 			return false, err
 		}
-		retryID = id.String()
+		retryID = id
 	}
 	record := LlmRetry{
 		RetryID:   retryID,
@@ -134,6 +137,20 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		return false, err
 	}
 	return true, nil
+}
+
+// newRetryID is uuid.NewRandomFromReader(p.random).String(): a version 4 UUID from 16 bytes of
+// the injected source, the same bytes drawn and the same error on a short read. The bytes are
+// read into a buffer the plugin keeps: NewRandomFromReader's own escaped through the Reader
+// interface, an allocation every chain.
+func (p *llmRetry) newRetryID() (string, error) {
+	if _, err := io.ReadFull(p.random, p.idBytes[:]); err != nil {
+		return "", err
+	}
+	id := uuid.UUID(p.idBytes)
+	id[6] = (id[6] & 0x0f) | 0x40 // version 4
+	id[8] = (id[8] & 0x3f) | 0x80 // variant 10 (RFC 4122)
+	return id.String(), nil
 }
 
 // maxRetriesOf is a pointer to budget for llm/retry's maxRetries: the one the last record got
