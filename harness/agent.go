@@ -101,6 +101,14 @@ type Agent struct {
 	toolsInFlight int
 	idleWaiters   []Queue
 	watchers      []func(AgentError)
+	// claims is claimInbox's buffer for a step's share of the inbox, kept across steps.
+	claims []inboxEntry
+	// stepCalls is runStep's buffer for the tool calls of a step's answer, kept across steps: the
+	// step is over, and its calls run, before the next step fills it again.
+	stepCalls []Block
+	// toolSlots are where a group's tool calls leave their results (see runGroup); the turn
+	// loop's, kept across steps.
+	toolSlots []ToolResult
 }
 
 // New builds an agent, refusing a bad configuration with an error that names what is wrong.
@@ -209,7 +217,10 @@ func (a *Agent) Watch(fn func(AgentError)) {
 // agent/error of its own (a panic while reporting a panic is dropped, so this cannot recurse).
 func (a *Agent) emitError(e AgentError) {
 	a.mu.Lock()
-	watchers := slices.Clone(a.watchers)
+	// Not a copy: watchers only ever grow by append (Watch), which never writes over the
+	// entries this slice already holds, so it stays what it was when read. A clone allocated at
+	// every failed turn.
+	watchers := a.watchers
 	a.mu.Unlock()
 	var panicked []AgentError
 	for _, w := range watchers {

@@ -12,8 +12,16 @@ type BlockAssembler struct {
 	blocks   []Block
 	finish   Finish
 	finished bool
-	callIDs  map[string]bool
+	// calls counts the tool-call blocks. A repeated callId is looked for among them by scanning
+	// the blocks while they are few (an answer asks for a handful; a set was two allocations an
+	// answer), and in callIDs, made once they are more than callIDScanMax.
+	calls   int
+	callIDs map[string]bool
 }
+
+// callIDScanMax is the most tool calls an answer's repeated-callId check scans; past it the
+// assembler keeps a set, so that a stream of many calls is not checked in quadratic time.
+const callIDScanMax = 16
 
 // Add takes the next chunk.
 func (a *BlockAssembler) Add(c Chunk) error {
@@ -31,14 +39,22 @@ func (a *BlockAssembler) Add(c Chunk) error {
 		if c.CallID == "" || c.Name == "" {
 			return fmt.Errorf("harness: stream: tool-call chunk without a callId or name")
 		}
-		if a.callIDs == nil {
-			a.callIDs = map[string]bool{}
-		}
-		if a.callIDs[c.CallID] {
+		if a.hasCall(c.CallID) {
 			return fmt.Errorf("harness: stream: callId %q appears twice", c.CallID)
 		}
-		a.callIDs[c.CallID] = true
 		a.blocks = append(a.blocks, Block{Type: BlockToolCall, CallID: c.CallID, Name: c.Name, Arguments: c.Arguments})
+		a.calls++
+		switch {
+		case a.callIDs != nil:
+			a.callIDs[c.CallID] = true
+		case a.calls > callIDScanMax:
+			a.callIDs = make(map[string]bool, 2*a.calls)
+			for _, b := range a.blocks {
+				if b.Type == BlockToolCall {
+					a.callIDs[b.CallID] = true
+				}
+			}
+		}
 	case ChunkFinish:
 		switch c.Finish {
 		case FinishCompleted, FinishMaxTokens, FinishToolCalls:
@@ -66,8 +82,21 @@ func (a *BlockAssembler) Finish() (AssembledMessage, Finish, error) {
 	switch {
 	case a.finish == FinishMaxTokens:
 		return msg, FinishMaxTokens, nil
-	case len(a.callIDs) > 0:
+	case a.calls > 0:
 		return msg, FinishToolCalls, nil
 	}
 	return msg, FinishCompleted, nil
+}
+
+// hasCall reports whether a tool call with callID was added already.
+func (a *BlockAssembler) hasCall(callID string) bool {
+	if a.callIDs != nil {
+		return a.callIDs[callID]
+	}
+	for _, b := range a.blocks {
+		if b.Type == BlockToolCall && b.CallID == callID {
+			return true
+		}
+	}
+	return false
 }

@@ -56,8 +56,11 @@ func (a *Agent) wakeLocked() (startDriver bool) {
 
 // disposedCauseLocked reports whether the current phase was cancelled with cause disposed.
 func (a *Agent) disposedCauseLocked() bool {
-	var cause CancelCause
-	return a.phaseCtx != nil && errors.As(context.Cause(a.phaseCtx), &cause) && cause.Kind == CauseDisposed
+	if a.phaseCtx == nil {
+		return false
+	}
+	cause, ok := errors.AsType[CancelCause](context.Cause(a.phaseCtx))
+	return ok && cause.Kind == CauseDisposed
 }
 
 // drive is the driver task (the seed's kick): it runs turns while the inbox has work. After a
@@ -107,8 +110,7 @@ func (a *Agent) drive() {
 			// (or one that came while the turn ran: then the loop goes on).
 			break
 		}
-		var escaped *turnEndError
-		if ctx.Err() != nil || errors.As(err, &escaped) {
+		if ctx.Err() != nil || escapes(err) {
 			break
 		}
 		if a.inbox.hasPending() {

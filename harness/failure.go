@@ -72,11 +72,26 @@ type LlmError struct {
 }
 
 // Error renders the code and message, and the cause when there is one.
+//
+// Concatenated, not fmt.Sprintf'd: the text is the same ("%s: %s" and "%s: %s: %v"), and
+// every failed turn's agent/error renders it. The cause is formatted as %v formats an error
+// (causeText).
 func (e *LlmError) Error() string {
 	if e.Cause != nil {
-		return fmt.Sprintf("%s: %s: %v", e.Failure.Code, e.Failure.Message, e.Cause)
+		return e.Failure.Code + ": " + e.Failure.Message + ": " + causeText(e.Cause)
 	}
-	return fmt.Sprintf("%s: %s", e.Failure.Code, e.Failure.Message)
+	return e.Failure.Code + ": " + e.Failure.Message
+}
+
+// causeText is err as fmt's %v renders it: its Error text. An Error method that panics is left to
+// fmt, which renders that panic as %v does ("<nil>" for a nil receiver, a %!v(PANIC=…) otherwise).
+func causeText(err error) (text string) {
+	defer func() {
+		if recover() != nil {
+			text = fmt.Sprint(err)
+		}
+	}()
+	return err.Error()
 }
 
 // Unwrap returns the cause, so errors.Is and errors.As see through an LlmError.
@@ -84,9 +99,11 @@ func (e *LlmError) Unwrap() error { return e.Cause }
 
 // FailureOf classifies err the way the turn loop does: an LlmError anywhere in the chain gives
 // its (normalised) Failure; anything else is UNKNOWN with the ErrorChain text as message.
+//
+// errors.AsType, not errors.As: As needs its target on the heap, an allocation at every failed
+// attempt and every failed turn; AsType walks the chain the same way with the target in hand.
 func FailureOf(err error) (Failure, bool) {
-	var llm *LlmError
-	if errors.As(err, &llm) {
+	if llm, ok := errors.AsType[*LlmError](err); ok {
 		return llm.Failure.Normalize(), true
 	}
 	return Failure{Code: CodeUnknown, Message: ErrorChain(err)}.Normalize(), false

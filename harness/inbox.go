@@ -30,11 +30,11 @@ func (b *inbox) hasPending() bool { return len(b.nextTurn)+len(b.nextStep) > 0 }
 // nextStepEmpty reports whether a turn whose step just ended may end.
 func (b *inbox) nextStepEmpty() bool { return len(b.nextStep) == 0 }
 
-// claimable is a step's share, left in place: a turn's first step takes one next-turn message
-// and all of the next-step lane; later steps take the next-step lane only. The caller removes
-// each message once its claim is logged, so the log and the inbox never disagree.
-func (b *inbox) claimable(firstStep bool) []inboxEntry {
-	var share []inboxEntry
+// claimable appends a step's share to share, left in place: a turn's first step takes one
+// next-turn message and all of the next-step lane; later steps take the next-step lane only. The
+// caller removes each message once its claim is logged, so the log and the inbox never disagree.
+// share is the caller's buffer, kept from step to step: a fresh slice was an allocation a step.
+func (b *inbox) claimable(firstStep bool, share []inboxEntry) []inboxEntry {
 	if firstStep && len(b.nextTurn) > 0 {
 		share = append(share, b.nextTurn[0])
 	}
@@ -46,7 +46,9 @@ func (b *inbox) all() []inboxEntry {
 	return append(append([]inboxEntry(nil), b.nextTurn...), b.nextStep...)
 }
 
-// remove takes the message out of its lane.
+// remove takes the message out of its lane, in place: the lane keeps its array for the next
+// push (a lane cut to a new array allocated again at nearly every send). Nothing else holds a
+// lane's array: claimable and all hand out copies.
 func (b *inbox) remove(m inboxEntry) {
 	lane := &b.nextStep
 	if m.lane == LaneNextTurn {
@@ -54,7 +56,10 @@ func (b *inbox) remove(m inboxEntry) {
 	}
 	for i, e := range *lane {
 		if e.id == m.id {
-			*lane = append((*lane)[:i:i], (*lane)[i+1:]...)
+			last := len(*lane) - 1
+			copy((*lane)[i:], (*lane)[i+1:])
+			(*lane)[last] = inboxEntry{} // the text is the conversation's now, not the lane's
+			*lane = (*lane)[:last]
 			return
 		}
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"io"
 	"math"
 	"time"
 
@@ -21,6 +22,12 @@ type llmRetry struct {
 	session   *Session
 	rt        Runtime // waits go through it (named rt: it is the injected runtime, not the time package)
 	random    Random
+	// waitOn is what a backoff wait ends early on (see cancels), and maxRetries the pointer the
+	// last llm/retry recorded (see maxRetriesOf): both kept, so that a retry allocates neither.
+	waitOn     [2]context.Context
+	maxRetries *int
+	// idBytes is where newRetryID reads a chain's random bytes.
+	idBytes [16]byte
 	// float64 is random.Float64, the strategy's draw, bound once: a method value made at every
 	// decision allocated its closure each time.
 	float64  func() float64
@@ -42,9 +49,11 @@ func newLlmRetry(strategy RetryStrategy, session *Session, runtime Runtime, rand
 	}
 }
 
-// observe tells a strategy with shared state how an attempt went.
+// observe tells a strategy with shared state how an attempt went, stamped with the runtime's
+// clock (read only for a strategy that observes: most do not).
 func (p *llmRetry) observe(o AttemptOutcome) {
 	if observer, ok := p.strategy.(RetryObserver); ok {
+		o.AtMs = p.rt.Clock().Now().UnixMilli()
 		observer.Observe(o)
 	}
 }
@@ -87,11 +96,11 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	delayMs := decision.DelayMs
 	retryID := chain.RetryID
 	if !continuing {
-		id, err := uuid.NewRandomFromReader(p.random)
+		id, err := p.newRetryID()
 		if err != nil {
 			return false, err
 		}
-		retryID = id.String()
+		retryID = id
 	}
 	record := LlmRetry{
 		RetryID:   retryID,
@@ -105,8 +114,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		Failure:   failure,
 	}
 	if normal {
-		maxRetries := p.strategy.Budget()
-		record.MaxRetries = &maxRetries
+		record.MaxRetries = p.maxRetriesOf(p.strategy.Budget())
 	}
 	// The handlers below may have taken their time (always mode asks them first): a cancel or a
 	// disposal meanwhile ends the chain here, before anything is written.
@@ -118,7 +126,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	if _, err := p.session.Append(record); err != nil {
 		return false, err
 	}
-	if err := p.rt.Sleep(durationMs(delayMs), req.Ctx, p.lifetime); err != nil {
+	if err := p.rt.Sleep(durationMs(delayMs), p.cancels(req.Ctx)...); err != nil {
 		return false, nil
 	}
 	if req.Ctx.Err() != nil || p.lifetime.Err() != nil {
@@ -129,6 +137,39 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		return false, err
 	}
 	return true, nil
+}
+
+// newRetryID is uuid.NewRandomFromReader(p.random).String(): a version 4 UUID from 16 bytes of
+// the injected source, the same bytes drawn and the same error on a short read. The bytes are
+// read into a buffer the plugin keeps: NewRandomFromReader's own escaped through the Reader
+// interface, an allocation every chain.
+func (p *llmRetry) newRetryID() (string, error) {
+	if _, err := io.ReadFull(p.random, p.idBytes[:]); err != nil {
+		return "", err
+	}
+	id := uuid.UUID(p.idBytes)
+	id[6] = (id[6] & 0x0f) | 0x40 // version 4
+	id[8] = (id[8] & 0x3f) | 0x80 // variant 10 (RFC 4122)
+	return id.String(), nil
+}
+
+// maxRetriesOf is a pointer to budget for llm/retry's maxRetries: the one the last record got
+// while the budget is the same (a logged event is never changed, so records may share it), a
+// new one when it changed. A fresh int at every record escaped to the heap.
+func (p *llmRetry) maxRetriesOf(budget int) *int {
+	if p.maxRetries == nil || *p.maxRetries != budget {
+		p.maxRetries = &budget
+	}
+	return p.maxRetries
+}
+
+// cancels is what a backoff wait ends early on: the step's cancellation, then the plugin's
+// lifetime. It is lent from the plugin, not built at the call: a variadic list escapes through
+// the Runtime interface, an allocation every retry. Only the turn loop's task waits, one wait at
+// a time, and a Runtime's Sleep does not keep the list once it returns.
+func (p *llmRetry) cancels(step context.Context) []context.Context {
+	p.waitOn = [2]context.Context{step, p.lifetime}
+	return p.waitOn[:]
 }
 
 // unlessDisposed wraps the waterfall's next: a retry the handlers below return once the plugin's

@@ -10,11 +10,11 @@ import (
 // the same step, whenever the waterfall asks for a retry), logs the assembled answer, and runs
 // the tool calls the answer asks for. step/end is written on every way out once step/start was.
 func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err error) {
-	if err := a.appendUnlessCancelled(ctx, StepStart{Turn: turn, Step: step}); err != nil {
+	if err := a.appendUnlessCancelled(ctx, stepStartData(turn, step)); err != nil {
 		return "", err
 	}
 	defer func() {
-		if _, endErr := a.session.Append(StepEnd{Turn: turn, Step: step}); endErr != nil && err == nil {
+		if _, endErr := a.session.Append(stepEndData(turn, step)); endErr != nil && err == nil {
 			err = endErr
 		}
 	}()
@@ -29,14 +29,14 @@ func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err
 			return "", err
 		}
 		if requestErr == nil {
-			a.retry.observe(AttemptOutcome{Success: true, Attempt: attempt, AtMs: a.runtime.Clock().Now().UnixMilli()})
+			a.retry.observe(AttemptOutcome{Success: true, Attempt: attempt})
 			break
 		}
 		if err := cancelled(ctx); err != nil {
 			return "", err
 		}
 		failure, _ := FailureOf(requestErr)
-		a.retry.observe(AttemptOutcome{Failure: failure, Attempt: attempt, AtMs: a.runtime.Clock().Now().UnixMilli()})
+		a.retry.observe(AttemptOutcome{Failure: failure, Attempt: attempt})
 		retry := a.waterfall.decide(&RequestError{
 			Ctx: ctx, Turn: turn, Step: step, Attempt: attempt, Provider: a.provider.Name(),
 			Failure: failure, Err: requestErr, Conversation: &a.conversation,
@@ -51,7 +51,8 @@ func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err
 	if err := cancelled(ctx); err != nil {
 		return "", err
 	}
-	calls := message.ToolCalls()
+	calls := appendToolCalls(a.stepCalls[:0], message.Blocks)
+	a.stepCalls = calls
 	if finish == FinishMaxTokens {
 		message = message.TextOnly() // a truncated call is neither run nor kept
 	}
@@ -88,7 +89,9 @@ func (a *Agent) claimInbox(ctx context.Context, turn, step int) error {
 	if err := cancelled(ctx); err != nil {
 		return err // a cancel that came first keeps (or cleared) the inbox: nothing is claimed after it
 	}
-	for _, m := range a.inbox.claimable(step == 1) {
+	claims := a.inbox.claimable(step == 1, a.claims[:0])
+	a.claims = claims
+	for _, m := range claims {
 		if _, err := a.session.appendQuiet(InboxClaim{Turn: turn, Step: step, Lane: m.lane, MessageID: m.id}); err != nil {
 			return err // the message stays queued: the log never said it was claimed
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // Tool is a function the model may call. A parallel tool may run beside other parallel calls in
@@ -28,12 +29,6 @@ func (e *ToolFailure) Error() string { return e.Message }
 // abortedBeforeDispatch is the synthetic result of a call the abort kept from starting.
 var abortedBeforeDispatch = ToolError{Name: "AbortError", Code: CodeToolAbortedBeforeDispatch, Message: "tool call aborted before dispatch"}
 
-// toolDone is what a call's task hands back to the executor.
-type toolDone struct {
-	index  int
-	result ToolResult
-}
-
 // toolExecutor runs one step's tool calls: calls start in model order, an exclusive call runs
 // alone, a parallel call opens a rolling pool over the parallel calls that follow it, and
 // results are committed in model order however they finish.
@@ -42,7 +37,9 @@ type toolExecutor struct {
 	ctx        context.Context
 	turn, step int
 	calls      []Block
-	aborted    bool
+	// queueName names the step's hand-off queues, made once for all of the step's groups.
+	queueName string
+	aborted   bool
 	// failure is the first scheduler failure: the executor itself could not go on.
 	failure error
 }
@@ -85,9 +82,25 @@ func (a *Agent) isParallel(name string) bool {
 
 // runGroup runs calls[from:to] with at most limit in flight, and returns the index of the first
 // call it did not start.
+//
+// Each call's task writes its result into its slot and hands in only its index: a result sent
+// through the queue was boxed, and then moved to the heap again to be pointed at, two
+// allocations a call. The slots are taken from the agent (toolSlots) and given back only when
+// the group drained every call it started: a group left by a panic keeps them, so that a call
+// still running can never write into the slots of a later group.
 func (x *toolExecutor) runGroup(from, to, limit int) int {
-	done := x.agent.runtime.NewQueue(fmt.Sprintf("tools(turn %d step %d)", x.turn, x.step))
+	if x.queueName == "" {
+		// Not fmt.Sprintf: the same text, without its boxing and parsing.
+		x.queueName = "tools(turn " + strconv.Itoa(x.turn) + " step " + strconv.Itoa(x.step) + ")"
+	}
+	done := x.agent.runtime.NewQueue(x.queueName)
 	results := make([]*ToolResult, to-from)
+	slots := x.agent.toolSlots
+	x.agent.toolSlots = nil
+	if cap(slots) < to-from {
+		slots = make([]ToolResult, to-from)
+	}
+	slots = slots[:to-from]
 	nextToStart, nextToCommit, inFlight := from, from, 0
 	fillPool := func() {
 		for !x.aborted && x.failure == nil && nextToStart < to && inFlight < limit {
@@ -95,7 +108,7 @@ func (x *toolExecutor) runGroup(from, to, limit int) int {
 				x.aborted = true
 				return
 			}
-			if err := x.dispatch(nextToStart, done); err != nil {
+			if err := x.dispatch(nextToStart, done, &slots[nextToStart-from]); err != nil {
 				x.failure = err
 				return
 			}
@@ -106,9 +119,9 @@ func (x *toolExecutor) runGroup(from, to, limit int) int {
 	fillPool()
 	for inFlight > 0 {
 		item, _ := done.Get(context.Background()) // draining never gives up
-		settled := item.(toolDone)
+		settled := item.(int)
 		inFlight--
-		results[settled.index-from] = &settled.result
+		results[settled-from] = &slots[settled-from]
 		for x.failure == nil && nextToCommit < nextToStart && results[nextToCommit-from] != nil {
 			if _, err := x.agent.session.Append(*results[nextToCommit-from]); err != nil {
 				x.failure = err
@@ -122,11 +135,14 @@ func (x *toolExecutor) runGroup(from, to, limit int) int {
 		}
 		fillPool()
 	}
+	clear(slots) // what the calls returned is the log's now: the kept slots hold none of it
+	x.agent.toolSlots = slots
 	return nextToStart
 }
 
-// dispatch writes tool/call and starts the call on its own task.
-func (x *toolExecutor) dispatch(index int, done Queue) error {
+// dispatch writes tool/call and starts the call on its own task, which leaves the result in slot
+// and then puts index to done (an int below 256 is boxed without an allocation).
+func (x *toolExecutor) dispatch(index int, done Queue, slot *ToolResult) error {
 	call := x.calls[index]
 	if _, err := x.agent.session.Append(ToolCall{Turn: x.turn, Step: x.step, CallID: call.CallID, Name: call.Name, Arguments: call.Arguments}); err != nil {
 		return err
@@ -138,18 +154,17 @@ func (x *toolExecutor) dispatch(index int, done Queue) error {
 	tool, known := a.tools[call.Name]
 	ctx, turn, step := x.ctx, x.turn, x.step
 	a.runtime.Go("tool "+call.CallID, func() {
-		var result ToolResult
 		// Deferred, so that a tool ending its goroutine by runtime.Goexit (a t.FailNow in a
 		// test's tool) still hands in its result: the executor waits for every started call.
 		defer func() {
-			result.Turn, result.Step = turn, step
+			slot.Turn, slot.Step = turn, step
 			a.mu.Lock()
 			a.toolsInFlight--
 			a.notifyIdleLocked()
 			a.mu.Unlock()
-			done.Put(toolDone{index: index, result: result})
+			done.Put(index)
 		}()
-		runTool(ctx, tool, known, call, &result)
+		runTool(ctx, tool, known, call, slot)
 	})
 	return nil
 }
@@ -174,11 +189,11 @@ func runTool(ctx context.Context, tool Tool, known bool, call Block, out *ToolRe
 	}()
 	content, err := tool.Run(ctx, call.Arguments)
 	returned = true
-	var tf *ToolFailure
+	tf, isFailure := errors.AsType[*ToolFailure](err)
 	switch {
 	case err == nil:
 		out.Content = content
-	case errors.As(err, &tf) && tf.Code != "":
+	case isFailure && tf.Code != "":
 		*out = errorResult(*out, ToolError{Name: tf.Name, Code: tf.Code, Message: tf.Message})
 	default:
 		*out = errorResult(*out, ToolError{Name: "ToolError", Code: CodeToolError, Message: ErrorChain(err)})

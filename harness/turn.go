@@ -13,6 +13,13 @@ type turnEndError struct{ err error }
 func (e *turnEndError) Error() string { return "harness: turn/end not written: " + e.err.Error() }
 func (e *turnEndError) Unwrap() error { return e.err }
 
+// escapes reports whether err is (or wraps) a turnEndError. errors.AsType, not errors.As: As
+// needs its target on the heap, an allocation after every turn the driver runs.
+func escapes(err error) bool {
+	_, ok := errors.AsType[*turnEndError](err)
+	return ok
+}
+
 // runTurn runs one turn to its end. turn/end is written on every way out (the seed's finally):
 // a cancellation ends it aborted with the cancellation's cause, a provider failure ends it in
 // error with that Failure, any other error in error with code UNKNOWN and the ErrorChain text.
@@ -27,7 +34,9 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		a.emitError(AgentError{Turn: turn, Source: "turn/start", Err: err})
 		return false, &turnEndError{err: err} // no turn was opened, so none must be settled
 	}
-	var ends *TurnEndReason
+	// ends is a value, not a pointer: each way a turn ends allocated one before. Its Kind is set on
+	// every way out; only max-tokens, once set, stays.
+	var ends TurnEndReason
 	current := 0      // the step running, for agent/error; 0 outside steps
 	returned := false // set on the way out by return: an earlier step may have set ends already
 	defer func() {
@@ -62,8 +71,8 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		if finish == FinishToolCalls {
 			continue
 		}
-		if ends == nil || ends.Kind != EndMaxTokens {
-			ends = &TurnEndReason{Kind: string(finish)}
+		if ends.Kind != EndMaxTokens {
+			ends = TurnEndReason{Kind: string(finish)}
 		}
 		a.mu.Lock()
 		done := a.inbox.nextStepEmpty()
@@ -80,39 +89,38 @@ var errGoexit = errors.New("harness: the turn's goroutine exited (runtime.Goexit
 
 // failedTurn classifies the error a turn ended with. A cancellation wins over whatever error it
 // caused; every other error is reported to watchers as agent/error.
-func (a *Agent) failedTurn(ctx context.Context, turn, step int, err error) *TurnEndReason {
+func (a *Agent) failedTurn(ctx context.Context, turn, step int, err error) TurnEndReason {
 	if ctx.Err() != nil {
 		return abortedBy(ctx)
 	}
 	failure, _ := FailureOf(err)
 	a.emitError(AgentError{Turn: turn, Step: step, Source: "turn", Err: err})
-	return &TurnEndReason{Kind: EndError, Error: &failure}
+	return TurnEndReason{Kind: EndError, Error: &failure}
 }
 
 // abortedBy is the turn/end reason of a turn cancelled through ctx.
-func abortedBy(ctx context.Context) *TurnEndReason {
+func abortedBy(ctx context.Context) TurnEndReason {
 	cause := causeOf(ctx)
-	return &TurnEndReason{Kind: EndAborted, Reason: &cause}
+	return TurnEndReason{Kind: EndAborted, Reason: &cause}
 }
 
 // writeTurnEnd settles the turn. A cancel that lands before turn/end is written wins over the
 // way the turn was about to end (its last step done, or its failure decided): the check and the
 // write happen under the agent's lock, which Cancel takes too, so a cancel comes either before
 // turn/end (the turn ends aborted) or after it (the turn was over).
-func (a *Agent) writeTurnEnd(ctx context.Context, turn int, ends *TurnEndReason) error {
+func (a *Agent) writeTurnEnd(ctx context.Context, turn int, ends TurnEndReason) error {
 	a.mu.Lock()
 	defer a.unlock()
 	if ctx.Err() != nil && ends.Kind != EndAborted {
-		*ends = *abortedBy(ctx)
+		ends = abortedBy(ctx)
 	}
-	_, err := a.session.appendQuiet(TurnEnd{Turn: turn, Reason: *ends})
+	_, err := a.session.appendQuiet(TurnEnd{Turn: turn, Reason: ends})
 	return err
 }
 
 // causeOf returns the CancelCause a context was cancelled with.
 func causeOf(ctx context.Context) CancelCause {
-	var cause CancelCause
-	if errors.As(context.Cause(ctx), &cause) {
+	if cause, ok := errors.AsType[CancelCause](context.Cause(ctx)); ok {
 		return cause
 	}
 	return CancelCause{Kind: CauseUser, Reason: ErrorChain(context.Cause(ctx))}

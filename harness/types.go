@@ -133,9 +133,12 @@ type AssembledMessage struct {
 }
 
 // ToolCalls returns the tool-call blocks in model order.
-func (m AssembledMessage) ToolCalls() []Block {
-	var calls []Block
-	for _, b := range m.Blocks {
+func (m AssembledMessage) ToolCalls() []Block { return appendToolCalls(nil, m.Blocks) }
+
+// appendToolCalls appends the tool-call blocks of blocks to calls, in model order: ToolCalls into
+// a buffer the caller keeps (a step's calls, into the agent's stepCalls).
+func appendToolCalls(calls, blocks []Block) []Block {
+	for _, b := range blocks {
 		if b.Type == BlockToolCall {
 			calls = append(calls, b)
 		}
