@@ -59,6 +59,9 @@ type worker struct {
 	// free is set when the task returned and the coroutine waits for another: the driver then
 	// offers the worker to the pool.
 	free bool
+	// exiting is set when the task ended by runtime.Goexit and the coroutine parked mid-exit: the
+	// driver then buries it (zombies.go).
+	exiting bool
 }
 
 // taskStart is a task, its function and its scheduler, handed to a worker.

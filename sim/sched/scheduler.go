@@ -116,6 +116,13 @@ type Scheduler struct {
 	handoffs int           // scheduling decisions so far
 	findings []Finding
 	started  bool
+	// zombies are the coroutines of the run's tasks that ended by Goexit, parked mid-exit until
+	// the driver ends them with the run (zombies.go); zombiesInline is their buffer.
+	zombies       []*worker
+	zombiesInline [zombieBatch]*worker
+	// drivers counts the driver goroutines started, for tests: one per run, plus one per hang
+	// and per Goexit that reached the driver (a panic during a task's Goexit).
+	drivers int
 
 	// tasksInline and runnableInline are the first buffers of tasks and runnable, part of the
 	// scheduler's own allocation: a default-mix run has a handful of tasks at a time, and growing
@@ -167,6 +174,7 @@ func New(opts Options) *Scheduler {
 	s := &Scheduler{opts: opts, start: opts.Start, now: opts.Start}
 	s.tasks = s.tasksInline[:0]
 	s.runnable = s.runnableInline[:0]
+	s.zombies = s.zombiesInline[:0]
 	if opts.PCTDepth > 0 {
 		s.picker = newPCTPicker(splitmix.NewRand(opts.Seed), opts.PCTDepth)
 	} else {
@@ -229,10 +237,12 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 
 	s.spawn(nil, name, main)
 	s.baton = s.next()
+	s.drivers++
 	go s.drive()
 	s.await()
 	s.tasks = nil
 	s.current = nil
+	s.zombies = nil
 	return &RunReport{
 		Findings:       s.findings,
 		VirtualElapsed: s.elapsed,
@@ -271,6 +281,7 @@ func (s *Scheduler) await() {
 		}
 		s.addFinding(Finding{Kind: FindingHang, Message: message, Stack: allStacks()})
 		s.baton = nil
+		s.drivers++
 		go s.drive()
 	}
 }
