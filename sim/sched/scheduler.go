@@ -12,7 +12,7 @@ package sched
 // no other thread woken (a channel send to the next task's goroutine, as before, cost several
 // times that, and a fifth of a schedule's CPU went to waking the other core); a task that picks
 // itself goes on without any. Run's goroutine starts the driver and waits for the run to be over
-// (on the done channel) or for the watchdog's report of a hang. Only the baton holder touches the
+// (on the events channel) or for the watchdog's report of a hang. Only the baton holder touches the
 // scheduler's state, so nothing here needs a lock: the coroutine switches, the go statements
 // and the channel operations order every access.
 //
@@ -29,7 +29,10 @@ package sched
 // Ending early (a finding) unwinds every unfinished task: the killing flag is set and the driver
 // resumes each parked task once, so the primitive it is parked in calls runtime.Goexit. Its
 // deferred functions run; any primitive they call Goexits at once (Go starts nothing, Put drops
-// its item). The driver resumes the tasks in turn, so when Run returns no task goroutine is left.
+// its item). The driver resumes the tasks in turn, and ends the coroutines of tasks that exited
+// (zombies.go) before it hands the baton back, so when Run returns no task goroutine of the run is
+// left (but for a run that made more zombies than a batch, whose full batches end on goroutines
+// of their own, and a task abandoned as hung).
 //
 // The one wall-clock element is the watchdog (watchdog.go). It only ever reports a hang, never
 // decides the order of events, so it cannot make two runs of one seed differ unless one of them
