@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -146,4 +147,22 @@ func TestPanicDuringGoexit(t *testing.T) {
 	assert.Equal(t, FindingPanic, report.Findings[0].Kind)
 	assert.Contains(t, report.Findings[0].Message, "while exiting")
 	assert.Equal(t, 2, s.drivers)
+}
+
+// A run's zombies end before Run returns, not at some later sweep: no goroutine is left parked in
+// a task's finish.
+func TestZombiesEndWithTheRun(t *testing.T) {
+	noLeak(t)
+	report := runOnce(Options{Seed: 3}, func(s *Scheduler) {
+		p := s.NewProcess("agent")
+		for range 3 {
+			p.Go("waiter", func() { _ = s.Sleep(time.Hour) })
+		}
+		s.Go("quitter", func() { runtime.Goexit() })
+		assert.NoError(t, s.Sleep(time.Second))
+		p.Kill()
+		assert.NoError(t, s.Sleep(time.Second))
+	})
+	require.Empty(t, report.Findings)
+	assert.Zero(t, strings.Count(allStacks(), "(*Scheduler).finish("), "goroutines parked in finish")
 }
