@@ -49,9 +49,8 @@ func (s *Scheduler) drive() {
 		}
 	}
 	over = true
-	defer func() { s.events <- runOver }()
+	defer func() { s.events <- runOver }() // after the zombies' Goexits, if any
 	endZombies(s.zombies)
-	s.zombies = nil
 }
 
 // resume hands the baton to t: t runs until it parks, yields or returns, and switches back after
