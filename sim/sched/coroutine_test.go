@@ -10,8 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The paths on which a task's coroutine ends by runtime.Goexit, which iter.Pull passes on to the
-// driver that resumed it: the driver ends too, and a new one must take the run on from there.
+// The paths on which a task's coroutine ends by runtime.Goexit, which iter.Pull would pass on to
+// the driver that resumed it: the coroutine parks mid-exit instead, and the driver ends it later
+// (zombies.go); a hang abandons a driver, and a new one takes the run on from there.
 
 // A killed process's tasks exit (their defers run) while the rest of the run goes on.
 func TestKilledProcessTasksExitAndTheRunGoesOn(t *testing.T) {

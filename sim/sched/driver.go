@@ -7,14 +7,18 @@ package sched
 // that task. Once the run is over (baton nil) the driver unwinds the unfinished tasks, resuming
 // each once with killing set, and then hands the baton back to Run's goroutine (runOver on events).
 //
-// The driver is not Run's goroutine, for two reasons. A task that blocks outside the runtime
-// (raw channel, mutex, I/O) or spins never switches back, and whoever resumed it is stuck with
-// it; Run's goroutine must stay free to take the watchdog's report, abandon the task and return
-// (await in scheduler.go). And a coroutine that ends by runtime.Goexit (a killed task, or a task
-// calling it itself) passes the Goexit on to whoever resumed it (iter.Pull does so, so that a
-// Goexit cannot be lost), and no recover can stop it: the driver's goroutine ends with the task's,
-// and a new driver takes over where it stopped. Goexits are rare (a crash fault kills a few
-// tasks), so that costs a goroutine now and then; every other handoff is two coroutine switches.
+// The driver is not Run's goroutine, because a task that blocks outside the runtime (raw
+// channel, mutex, I/O) or spins never switches back, and whoever resumed it is stuck with it; Run's
+// goroutine must stay free to take the watchdog's report, abandon the task and return (await in
+// scheduler.go).
+//
+// A coroutine that ends by runtime.Goexit (a killed task, or a task calling it itself) would pass
+// the Goexit on to whoever resumed it (iter.Pull does so, so that a Goexit cannot be lost), and no
+// recover can stop it. So the task parks mid-exit instead (a zombie, zombies.go), and the driver
+// ends the run's zombies last, from where a Goexit costs nothing: it is done anyway, and hands the
+// baton back from a deferred call. One case still reaches the driver: a panic raised during a
+// task's Goexit that finish recovers, after which the Goexit goes on; the driver's goroutine ends
+// with the task's, and a new driver takes over where it stopped.
 
 // drive runs the loop from where the last driver left it: baton, then the tasks left to unwind.
 func (s *Scheduler) drive() {
@@ -25,6 +29,7 @@ func (s *Scheduler) drive() {
 		// the run goes on in a new driver; if not, t was abandoned as hung (Run's goroutine took
 		// the baton) and the run has moved on without this goroutine.
 		if !over && t.ended {
+			s.drivers++
 			go s.drive()
 		}
 	}()
@@ -38,10 +43,14 @@ func (s *Scheduler) drive() {
 		if w := t.w; w.free {
 			t.w = nil
 			recycle(w)
+		} else if w.exiting {
+			t.w = nil
+			s.bury(w)
 		}
 	}
 	over = true
-	s.events <- runOver
+	defer func() { s.events <- runOver }() // after the zombies' Goexits, if any
+	endZombies(s.zombies)
 }
 
 // resume hands the baton to t: t runs until it parks, yields or returns, and switches back after

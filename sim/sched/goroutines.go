@@ -15,8 +15,9 @@ package sched
 // a coroutine. Which coroutine runs a task changes nothing a run can observe: a task still waits
 // for its first resume, and the baton holder alone decides the order.
 //
-// Only a task that returns (or panics) frees its coroutine: one killed (runtime.Goexit) ends with
-// it, and one abandoned by the watchdog is never seen again. Idle workers are few (at most
+// Only a task that returns (or panics) frees its coroutine: one that ends by runtime.Goexit (killed,
+// or by its own hand) leaves it parked mid-exit, a zombie that ends with the run (zombies.go), and
+// one abandoned by the watchdog is never seen again. Idle workers are few (at most
 // maxIdleGoroutines) and short-lived: one not taken for a sweep period (idleSweep) is stopped, so
 // a process that stops running schedules is left with none shortly after its last Run returns.
 
@@ -59,6 +60,9 @@ type worker struct {
 	// free is set when the task returned and the coroutine waits for another: the driver then
 	// offers the worker to the pool.
 	free bool
+	// exiting is set when the task ended by runtime.Goexit and the coroutine parked mid-exit: the
+	// driver then buries it (zombies.go).
+	exiting bool
 }
 
 // taskStart is a task, its function and its scheduler, handed to a worker.

@@ -12,7 +12,7 @@ package sched
 // no other thread woken (a channel send to the next task's goroutine, as before, cost several
 // times that, and a fifth of a schedule's CPU went to waking the other core); a task that picks
 // itself goes on without any. Run's goroutine starts the driver and waits for the run to be over
-// (on the done channel) or for the watchdog's report of a hang. Only the baton holder touches the
+// (on the events channel) or for the watchdog's report of a hang. Only the baton holder touches the
 // scheduler's state, so nothing here needs a lock: the coroutine switches, the go statements
 // and the channel operations order every access.
 //
@@ -29,7 +29,10 @@ package sched
 // Ending early (a finding) unwinds every unfinished task: the killing flag is set and the driver
 // resumes each parked task once, so the primitive it is parked in calls runtime.Goexit. Its
 // deferred functions run; any primitive they call Goexits at once (Go starts nothing, Put drops
-// its item). The driver resumes the tasks in turn, so when Run returns no task goroutine is left.
+// its item). The driver resumes the tasks in turn, and ends the coroutines of tasks that exited
+// (zombies.go) before it hands the baton back, so when Run returns no task goroutine of the run is
+// left (but for a run that made more zombies than a batch, whose full batches end on goroutines
+// of their own, and a task abandoned as hung).
 //
 // The one wall-clock element is the watchdog (watchdog.go). It only ever reports a hang, never
 // decides the order of events, so it cannot make two runs of one seed differ unless one of them
@@ -116,6 +119,13 @@ type Scheduler struct {
 	handoffs int           // scheduling decisions so far
 	findings []Finding
 	started  bool
+	// zombies are the coroutines of the run's tasks that ended by Goexit, parked mid-exit until
+	// the driver ends them with the run (zombies.go); zombiesInline is their buffer.
+	zombies       []*worker
+	zombiesInline [zombieBatch]*worker
+	// drivers counts the driver goroutines started, for tests: one per run, plus one per hang
+	// and per Goexit that reached the driver (a panic during a task's Goexit).
+	drivers int
 
 	// tasksInline and runnableInline are the first buffers of tasks and runnable, part of the
 	// scheduler's own allocation: a default-mix run has a handful of tasks at a time, and growing
@@ -167,6 +177,7 @@ func New(opts Options) *Scheduler {
 	s := &Scheduler{opts: opts, start: opts.Start, now: opts.Start}
 	s.tasks = s.tasksInline[:0]
 	s.runnable = s.runnableInline[:0]
+	s.zombies = s.zombiesInline[:0]
 	if opts.PCTDepth > 0 {
 		s.picker = newPCTPicker(splitmix.NewRand(opts.Seed), opts.PCTDepth)
 	} else {
@@ -229,10 +240,12 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 
 	s.spawn(nil, name, main)
 	s.baton = s.next()
+	s.drivers++
 	go s.drive()
 	s.await()
 	s.tasks = nil
 	s.current = nil
+	s.zombies = nil
 	return &RunReport{
 		Findings:       s.findings,
 		VirtualElapsed: s.elapsed,
@@ -271,6 +284,7 @@ func (s *Scheduler) await() {
 		}
 		s.addFinding(Finding{Kind: FindingHang, Message: message, Stack: allStacks()})
 		s.baton = nil
+		s.drivers++
 		go s.drive()
 	}
 }

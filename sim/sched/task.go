@@ -38,6 +38,9 @@ type task struct {
 	// ended is set when the task ended holding the baton, by return, panic or runtime.Goexit: a
 	// driver whose goroutine a Goexit ends then knows to hand the loop to a new one.
 	ended bool
+	// returned is set when the task's function returned (or was never called): finish tells a
+	// return from a Goexit by it.
+	returned bool
 	// killed is set when the task's process was killed (Process.Kill): at its next resume the task
 	// exits with runtime.Goexit, as its goroutine would if the process had died.
 	killed bool
@@ -86,10 +89,10 @@ func (s *Scheduler) spawn(process *Process, name string, fn func()) *task {
 // runTask runs a task on its coroutine, which has taken the task's first resume.
 func (s *Scheduler) runTask(t *task, fn func()) {
 	defer s.finish(t)
-	if s.killing.Load() || t.killed {
-		return // the run ended, or its process died, before this task ever ran
+	if !s.killing.Load() && !t.killed { // else the run ended, or its process died, before it ran
+		fn()
 	}
-	fn()
+	t.returned = true
 }
 
 // stackReserve is how much stack growStack reserves: a 16 KB stack, the size the turn loop grows
@@ -114,26 +117,34 @@ func growStack(i int) byte {
 // baton for the driver. An abandoned (hung) task, perhaps running after Run returned, fails its
 // claim and exits touching nothing (runtime.Goexit, which also ends the driver that was stuck
 // waiting for it). While the run is unwound the driver picks the next task to end itself, and a
-// panic raised while unwinding is ignored.
+// panic raised while unwinding is ignored. A task ending by Goexit does not finish exiting here:
+// its coroutine parks, a zombie, for the driver to end later (zombies.go), so that the Goexit does
+// not end the driver too.
 func (s *Scheduler) finish(t *task) {
 	r := recover()
 	if !s.claim(t) {
 		runtime.Goexit()
 	}
 	t.ended = true
-	if s.killing.Load() {
-		return
+	if !s.killing.Load() {
+		t.state = taskDone
+		s.remove(t)
+		if r != nil && !t.killed { // a panic while a killed process unwinds is part of its death
+			s.addFinding(Finding{
+				Kind:    FindingPanic,
+				Message: fmt.Sprintf("task %q panicked: %v", t.fullName(), r),
+				Stack:   string(debug.Stack()),
+			})
+		}
+		s.baton = s.next()
 	}
-	t.state = taskDone
-	s.remove(t)
-	if r != nil && !t.killed { // a panic while a killed process unwinds is part of its death
-		s.addFinding(Finding{
-			Kind:    FindingPanic,
-			Message: fmt.Sprintf("task %q panicked: %v", t.fullName(), r),
-			Stack:   string(debug.Stack()),
-		})
+	// Neither a return nor a panic: a Goexit is under way. (One that a panic interrupted, the
+	// panic recovered above, still goes on and reaches the driver; see drive.)
+	if r == nil && !t.returned {
+		w := t.w
+		w.exiting = true
+		w.park(struct{}{}) // returns when the zombie is stopped; then touch nothing
 	}
-	s.baton = s.next()
 }
 
 // yield takes the baton back, runs the scheduling step and waits until t is resumed; t has set
