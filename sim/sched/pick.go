@@ -4,7 +4,7 @@ package sched
 // behind a small interface so that other strategies (PCT's priority change points, a replayed
 // schedule) can replace the uniform draw without touching the loop.
 
-import "math/rand"
+import "github.com/turnsim/turnsim/internal/splitmix"
 
 // picker chooses the next task to run. runnable is non-empty and in creation order; pick returns
 // an index into it. An implementation must be deterministic given its own seeded state and the
@@ -14,9 +14,10 @@ type picker interface {
 }
 
 // uniformPicker draws uniformly with a seeded source. A single runnable task is taken without a
-// draw, which keeps the hot path cheap and is as reproducible as drawing.
+// draw, which keeps the hot path cheap and is as reproducible as drawing. The source is the
+// Scheduler's own (rng): a *rand.Rand was two allocations a run and an interface call a draw.
 type uniformPicker struct {
-	rng *rand.Rand
+	rng *splitmix.Rand
 }
 
 func (p uniformPicker) pick(runnable []*task) int {
@@ -36,7 +37,7 @@ func (p uniformPicker) pick(runnable []*task) int {
 // A task's priority is kept in the task itself (pctPriority), not in a map keyed by task: the
 // map's hashing and growth were most of a pick's cost.
 type pctPicker struct {
-	rng *rand.Rand
+	rng *splitmix.Rand
 	// changes holds the change points: the scheduling steps (counted from 1) at which a priority
 	// drops, each with the priority it drops to (lower for later change points), in no order.
 	changes []pctChange
@@ -55,7 +56,7 @@ const pctStepsMax = 1000
 
 // newPCTPicker draws depth-1 change points. A step drawn twice keeps the later change point's
 // (lower) priority.
-func newPCTPicker(rng *rand.Rand, depth int) *pctPicker {
+func newPCTPicker(rng *splitmix.Rand, depth int) *pctPicker {
 	p := &pctPicker{rng: rng, changes: make([]pctChange, 0, max(depth-1, 0))}
 	for i := 1; i < depth; i++ {
 		p.setChange(1+rng.Intn(pctStepsMax), int64(depth-i))

@@ -18,7 +18,7 @@ package sched
 //
 // What makes a run reproducible:
 //   - the next task is drawn by a picker from the runnable tasks listed in creation order, with a
-//     random source (splitmix.NewRand: SplitMix64) seeded from Options.Seed (never the
+//     random source (splitmix.Rand: SplitMix64) seeded from Options.Seed (never the
 //     global one);
 //   - virtual time moves only when no task is runnable, straight to the earliest timer; all timers
 //     due at that instant become runnable together and the picker orders them;
@@ -103,6 +103,9 @@ type Scheduler struct {
 	opts  Options
 	start time.Time
 	picker
+	// rng is the picker's random source (splitmix.New(opts.Seed), NewRand's sequence), part of
+	// the Scheduler's own allocation.
+	rng splitmix.Rand
 
 	// now is start+elapsed, kept with elapsed (setElapsed): the harness and the world read the
 	// clock about 150 times a schedule, and time.Time.Add on each read was over a percent of a
@@ -174,14 +177,14 @@ func New(opts Options) *Scheduler {
 	if opts.MaxTasks <= 0 {
 		opts.MaxTasks = defaultMaxTasks
 	}
-	s := &Scheduler{opts: opts, start: opts.Start, now: opts.Start}
+	s := &Scheduler{opts: opts, start: opts.Start, now: opts.Start, rng: splitmix.New(opts.Seed)}
 	s.tasks = s.tasksInline[:0]
 	s.runnable = s.runnableInline[:0]
 	s.zombies = s.zombiesInline[:0]
 	if opts.PCTDepth > 0 {
-		s.picker = newPCTPicker(splitmix.NewRand(opts.Seed), opts.PCTDepth)
+		s.picker = newPCTPicker(&s.rng, opts.PCTDepth)
 	} else {
-		s.picker = uniformPicker{rng: splitmix.NewRand(opts.Seed)}
+		s.picker = uniformPicker{rng: &s.rng}
 	}
 	return s
 }
