@@ -54,11 +54,11 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	}
 	defer store.Close()
 	agent, err := harness.New(harness.Config{
-		Provider: provider,
-		Runtime:  harness.NewProductionRuntime(clk),
-		Store:    store,
-		History:  opened.Events,
-		Tools:    []harness.Tool{clockTool(clk)},
+		Provider:   provider,
+		Runtime:    harness.NewProductionRuntime(clk),
+		Store:      store,
+		ResumeFrom: opened.History(), // opened.Events, already validated by the store
+		Tools:      []harness.Tool{clockTool(clk)},
 		OnError: func(e harness.AgentError) {
 			fmt.Fprintf(stderr, "chat: agent error (turn %d, %s): %v\n", e.Turn, e.Source, e.Err)
 		},
