@@ -83,9 +83,13 @@ func (e *LlmError) Error() string {
 	return e.Failure.Code + ": " + e.Failure.Message
 }
 
-// causeText is err as fmt's %v renders it: its Error text. An Error method that panics is left to
-// fmt, which renders that panic as %v does ("<nil>" for a nil receiver, a %!v(PANIC=…) otherwise).
+// causeText is err as fmt's %v renders it: its Error text. An error that formats itself
+// (fmt.Formatter, whose Format %v calls instead of Error) and an Error method that panics are left
+// to fmt, which renders them as %v does ("<nil>" for a nil receiver, a %!v(PANIC=…) otherwise).
 func causeText(err error) (text string) {
+	if _, ok := err.(fmt.Formatter); ok {
+		return fmt.Sprint(err)
+	}
 	defer func() {
 		if recover() != nil {
 			text = fmt.Sprint(err)

@@ -19,6 +19,12 @@ func (e *panickyError) Error() string {
 	return e.text()
 }
 
+// formattingError formats itself: %v calls its Format, not its Error.
+type formattingError struct{}
+
+func (formattingError) Error() string                 { return "plain" }
+func (formattingError) Format(f fmt.State, verb rune) { _, _ = f.Write([]byte("formatted")) }
+
 func (e *panickyError) text() string {
 	_ = *e // a nil receiver panics here
 	return "quiet"
@@ -35,6 +41,7 @@ func TestLlmErrorTextIsWhatFmtGave(t *testing.T) {
 		&panickyError{},
 		(*panickyError)(nil),
 		&panickyError{loud: true},
+		formattingError{},
 	}
 	for _, cause := range causes {
 		e := &LlmError{Failure: failure, Cause: cause}
@@ -45,4 +52,5 @@ func TestLlmErrorTextIsWhatFmtGave(t *testing.T) {
 		assert.Equal(t, want, e.Error(), "cause %#v", cause)
 	}
 	assert.Equal(t, "SERVER: bad gateway: <nil>", (&LlmError{Failure: failure, Cause: (*panickyError)(nil)}).Error())
+	assert.Equal(t, "SERVER: bad gateway: formatted", (&LlmError{Failure: failure, Cause: formattingError{}}).Error())
 }
