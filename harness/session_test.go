@@ -30,14 +30,13 @@ func TestSessionLogIsAPrefixThatNeverChanges(t *testing.T) {
 
 	_, err = session.Append(harness.TurnEnd{Turn: 1, Reason: harness.TurnEndReason{Kind: harness.EndCompleted}})
 	require.NoError(t, err)
-	mine := append(before, harness.Event{Seq: 99, Type: "mine"})
+	_ = append(before, harness.Event{Seq: 99, Type: "mine"}) // the caller's own append to its view
 	after := session.Log()
 
 	assert.Equal(t, session.Events(), after)
 	require.Len(t, after, 2)
 	assert.Equal(t, after[:1], before, "the earlier view is the later one's prefix")
 	assert.Equal(t, harness.TypeTurnEnd, after[1].Type, "the caller's append went to a copy, not into the session's log")
-	assert.Equal(t, int64(99), mine[1].Seq)
 }
 
 // A session's first observer and the event waiting to be shown to it live in the session: a
