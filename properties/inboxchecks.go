@@ -93,10 +93,8 @@ func checkInboxReplays(x *index, v *violations) {
 	claimsOpen := false   // between a step/start and its first event other than a claim or a send
 	var turn, step, nextTurnClaims int
 	owed := owedArray[:0] // the next-step lane when the step started: all of it is the step's to claim
+	// closeClaims ends a step's claims; it is called only while claimsOpen.
 	closeClaims := func(e harness.Event) {
-		if !claimsOpen {
-			return
-		}
 		left := 0
 		for _, id := range owed {
 			if slices.Contains(b.lanes[1], id) {
@@ -227,8 +225,8 @@ func (x *index) closeRefusedAt(n int) (int64, bool) {
 
 // pendingAt is how many messages wait in the inbox's two lanes just before the event at seq:
 // replayedInbox's pending count after the log's pushes, claims and clears until then. It replays
-// on the index's two reused slices, not a fresh inbox and its two maps, since its callers ask
-// only for the count (wake-justified and latched-wake-served, for each turn). A lane other than
+// on two lanes of its own, not a fresh inbox and its two maps, since its callers ask only for the
+// count (wake-justified and latched-wake-served, for each turn). A lane other than
 // the two is not counted, so its pushes and removals are skipped. The lanes start on the stack,
 // in arrays that hold a run's few messages.
 func (x *index) pendingAt(seq int64) int {
