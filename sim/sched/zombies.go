@@ -29,11 +29,8 @@ const zombieBatch = 16
 func (s *Scheduler) bury(w *worker) {
 	s.zombies = append(s.zombies, w)
 	if len(s.zombies) == zombieBatch {
-		batch := make([]*worker, zombieBatch)
-		copy(batch, s.zombies)
-		clear(s.zombies)
-		s.zombies = s.zombies[:0]
-		go endZombies(batch)
+		go endZombies(s.zombies) // the batch's array is the goroutine's now
+		s.zombies = make([]*worker, 0, zombieBatch)
 	}
 }
 
