@@ -66,7 +66,6 @@ func (f *diskFile) syncedBytes() []byte {
 type diskHandle struct {
 	disk   *disk
 	file   *diskFile
-	path   string
 	closed bool
 }
 
@@ -105,7 +104,7 @@ func (d *disk) OpenFile(path string) (filestore.File, error) {
 		d.spare = nil
 		d.files = append(d.files, f)
 	}
-	h := &diskHandle{disk: d, file: f, path: path}
+	h := &diskHandle{disk: d, file: f}
 	d.open = append(d.open, h)
 	return h, nil
 }
@@ -168,7 +167,7 @@ func (d *disk) losePower(unsynced string) (droppedBytes int) {
 
 func (h *diskHandle) check(op string) error {
 	if h.closed {
-		return fmt.Errorf("sim: disk: %s %s: %w", op, h.path, fs.ErrClosed)
+		return fmt.Errorf("sim: disk: %s %s: %w", op, h.file.path, fs.ErrClosed)
 	}
 	return nil
 }
@@ -241,7 +240,7 @@ func (h *diskHandle) Truncate(size int64) error {
 	}
 	f := h.file
 	if size < 0 || size > int64(len(f.written)) {
-		return fmt.Errorf("sim: disk: truncate %s to %d bytes: outside [0, %d]", h.path, size, len(f.written))
+		return fmt.Errorf("sim: disk: truncate %s to %d bytes: outside [0, %d]", h.file.path, size, len(f.written))
 	}
 	if !f.diverged && size < int64(f.syncedLen) {
 		// The next write would overwrite synced bytes in the shared array: the synced bytes stay

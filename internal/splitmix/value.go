@@ -17,7 +17,7 @@ func New(seed int64) Rand { return Rand{src: splitMix64{state: uint64(seed)}} }
 func (r *Rand) Seed(seed int64) { r.src.state = uint64(seed) }
 
 // Int63 is (*rand.Rand).Int63: the top 63 bits of the source's next value.
-func (r *Rand) Int63() int64 { return int64(r.src.Uint64() >> 1) }
+func (r *Rand) Int63() int64 { return r.src.Int63() }
 
 // Float64 is (*rand.Rand).Float64: Int63 scaled to [0, 1), drawn again in the rare case that
 // the division rounds up to 1.
@@ -85,9 +85,6 @@ type Random struct {
 	readVal int64
 	readPos int8
 }
-
-// NewRandom is a Random seeded with seed: NewRand(seed)'s floats and bytes.
-func NewRandom(seed int64) *Random { return &Random{Rand: New(seed)} }
 
 // Read fills p as (*rand.Rand).Read does: seven bytes of each Int63, low byte first, the rest
 // of one kept for the next Read. It always returns len(p) and a nil error.

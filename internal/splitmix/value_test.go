@@ -45,7 +45,7 @@ func TestRandIsMathRand(t *testing.T) {
 // in between (which math/rand does not count against the bytes left of the last value).
 func TestRandomIsMathRand(t *testing.T) {
 	for seed := range int64(100) {
-		mine, theirs := NewRandom(seed), NewRand(seed)
+		mine, theirs := &Random{Rand: New(seed)}, NewRand(seed)
 		for i := range 60 {
 			if i%4 == 3 {
 				if f, g := mine.Float64(), theirs.Float64(); f != g {
