@@ -40,26 +40,15 @@ func Define(name, doc string, check func(r *Run, report *Reporter)) Property {
 // CheckWith runs every catalogue property and then extra (a user's own, from Define) on r, and
 // returns what they found in that order.
 func CheckWith(r *Run, extra []Property) []Violation {
-	all := Check(r)
-	if len(extra) == 0 {
-		return all
-	}
-	return append(all, CheckOnly(r, extra)...)
+	x := newIndex(r) // one index for both: the properties only read it
+	defer x.release()
+	return x.checkEach(extra, x.checkEach(catalogue, nil))
 }
 
 // CheckOnly runs just props (made by Define, or taken from the Catalogue) on r: a user's own
 // properties over a log checked on its own, say.
 func CheckOnly(r *Run, props []Property) []Violation {
-	var all []Violation
 	x := newIndex(r)
 	defer x.release()
-	for _, p := range props {
-		if p.check == nil {
-			panic(fmt.Sprintf("properties: property %q was not made by Define", p.Name))
-		}
-		v := violations{property: p.Name}
-		p.check(x, &v)
-		all = append(all, v.found...)
-	}
-	return all
+	return x.checkEach(props, nil)
 }

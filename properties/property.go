@@ -132,18 +132,22 @@ func checkLog(events []harness.Event, jsonl []byte, opts LogOptions, splitRepair
 func Check(r *Run) []Violation {
 	x := newIndex(r)
 	defer x.release()
-	var all []Violation
-	// One violations for every property, not one each: the checks are called through a func
-	// value, so each would escape to the heap (43 allocations a run). It is the index's, which
-	// is on the heap already.
+	return x.checkEach(catalogue, nil)
+}
+
+// checkEach runs props on the index in order and appends what they found to all. One violations
+// serves every property, not one each: the checks are called through a func value, so each would
+// escape to the heap (43 allocations a run). It is the index's, which is on the heap already.
+func (x *index) checkEach(props []Property, all []Violation) []Violation {
 	v := &x.found
-	for i := range catalogue {
-		p := &catalogue[i] // not a copy of each Property
+	for i := range props {
+		p := &props[i] // not a copy of each Property
+		if p.check == nil {
+			panic(fmt.Sprintf("properties: property %q was not made by Define", p.Name))
+		}
 		*v = violations{property: p.Name}
 		p.check(x, v)
-		if len(v.found) > 0 {
-			all = append(all, v.found...)
-		}
+		all = append(all, v.found...)
 	}
 	return all
 }
