@@ -167,21 +167,27 @@ func New(cfg Config) (*Agent, error) {
 		a.tools[t.Name] = t
 		a.toolNames = append(a.toolNames, t.Name)
 	}
-	history := cfg.History
-	if cfg.ResumeFrom != nil {
-		if len(history) > 0 {
-			return nil, errors.New("harness: config: History and ResumeFrom are both set; set one")
-		}
-		history = cfg.ResumeFrom.Events()
+	// A history is resumed from validated: ResumeFrom's was, by the store that read it; History's
+	// is here, once, with the invariant layer.
+	validated := cfg.ResumeFrom
+	if validated != nil && len(cfg.History) > 0 {
+		return nil, errors.New("harness: config: History and ResumeFrom are both set; set one")
 	}
+	if validated == nil && len(cfg.History) > 0 {
+		var err error
+		if validated, err = ValidateHistory(cfg.History); err != nil {
+			return nil, fmt.Errorf("harness: history: %w", err)
+		}
+	}
+	history := validated.Events()
 	capacity := sessionEventsCap
 	if len(history) > 0 {
-		capacity = 0 // restore sizes the log to the history
+		capacity = 0 // the history brings the log, sized to it
 	}
 	a.session = newSession(runtime.Clock(), cfg.Store, capacity)
 	a.session.onObserverPanic = a // not the method value a.observerPanicked: that allocated a closure
 	if len(history) > 0 {
-		if err := a.resume(history, cfg.ResumeFrom); err != nil {
+		if err := a.resume(validated); err != nil {
 			return nil, err
 		}
 	}

@@ -5,16 +5,10 @@ import "fmt"
 // resume rebuilds the agent from a log written earlier, then repairs it: what the inbox still
 // held (pushed, never claimed or cleared), how many turns and messages there were, and the
 // conversation so far. The repair events go through the session, so they are durable before New
-// returns. A validated history (not nil) is taken in without judging its events again; history
-// is then its events.
-func (a *Agent) resume(history []Event, validated *ValidatedHistory) error {
-	var err error
-	if validated != nil {
-		err = a.session.resumeFrom(validated)
-	} else {
-		err = a.session.restore(history)
-	}
-	if err != nil {
+// returns. The history is taken in validated, without judging its events again.
+func (a *Agent) resume(validated *ValidatedHistory) error {
+	history := validated.Events()
+	if err := a.session.resumeFrom(validated); err != nil {
 		return err
 	}
 	texts := map[string]string{}
@@ -53,7 +47,7 @@ func (a *Agent) resume(history []Event, validated *ValidatedHistory) error {
 			a.inbox.push(m)
 		}
 	}
-	turn, step, _ := a.session.validator.OpenTurn() // restore replayed the history through it
+	turn, step, _ := a.session.validator.OpenTurn() // the state the history left, taken over by the session
 	repair := repairOpen(history, turn, step)
 	for _, data := range repair {
 		if _, err := a.session.Append(data); err != nil {

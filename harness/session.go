@@ -79,27 +79,11 @@ func newSession(clock Clock, store Store, capacity int) *Session {
 // reallocated the log five times on the way to 32.
 const sessionEventsCap = 32
 
-// restore takes in a log written earlier (by a process that may have crashed), checking every
-// event with the invariant layer. The events are already in the store: nothing is written.
-func (s *Session) restore(events []Event) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.events) > 0 {
-		return fmt.Errorf("harness: history: the session already holds %d events", len(s.events))
-	}
-	for _, e := range events {
-		if err := s.validator.Append(e); err != nil {
-			return fmt.Errorf("harness: history: %w", err)
-		}
-	}
-	// Room for the events the resumed session goes on to write, as a new one has.
-	s.events = append(make([]Event, 0, len(events)+sessionEventsCap), events...)
-	return nil
-}
-
-// resumeFrom takes in a validated history as restore takes in a log, without judging its events
-// again: the history's invariant state, which they left, becomes the session's, and its events
-// (with their room) its log.
+// resumeFrom takes in a log written earlier (by a process that may have crashed), validated
+// (ValidatedHistory), without judging its events again: the history's invariant state, which
+// they left, becomes the session's, and its events (with room for the events the resumed
+// session goes on to write, as a new one has) its log. The events are already in the store:
+// nothing is written.
 func (s *Session) resumeFrom(h *ValidatedHistory) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
