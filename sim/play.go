@@ -53,12 +53,12 @@ type world struct {
 	// tools are turnsim's simulated tools, made by the first incarnation and given to the next
 	// ones (empty with the user's tools).
 	tools []harness.Tool
-	// policy is the plan's retry policy with its key worked out, made by the first incarnation
-	// and lent to the next ones: a key is the policy's (RetryPolicy.PolicyKey), so an agent
-	// given it derives nothing else, and three float formattings per restart were 1% of a
-	// schedule. The plan itself keeps its policy as drawn (a saved schedule records no key).
-	policy *harness.RetryPolicy
-	keyed  harness.RetryPolicy // what policy points to: in the world, not an allocation of its own
+	// keyed is the plan's retry policy with its key worked out, made by the first incarnation
+	// and lent to the next ones (a key is never empty once worked out): a key is the policy's
+	// (RetryPolicy.PolicyKey), so an agent given it derives nothing else, and three float
+	// formattings per restart were 1% of a schedule. The plan itself keeps its policy as drawn (a
+	// saved schedule records no key). It lives in the world, not in an allocation of its own.
+	keyed harness.RetryPolicy
 
 	agent       *harness.Agent
 	process     *sched.Process // the current incarnation's tasks (nil off the scheduler)
@@ -276,12 +276,11 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 	var policy *harness.RetryPolicy // nil: the harness's own defaults, judged by the spec's the plan records
 	poolLimit := 0
 	if !plan.HarnessDefaults {
-		if w.policy == nil {
+		if w.keyed.Key == "" {
 			w.keyed = plan.Policy
 			w.keyed.Key = w.keyed.PolicyKey()
-			w.policy = &w.keyed
 		}
-		policy, poolLimit = w.policy, plan.MaxParallelToolCalls
+		policy, poolLimit = &w.keyed, plan.MaxParallelToolCalls
 	}
 	// What the incarnation keeps for its life, allocated as one (incarnationParts).
 	parts := new(incarnationParts)
