@@ -194,10 +194,17 @@ func unquoteASCII(s string, out []byte) string {
 	return unsafe.String(unsafe.SliceData(out), n)
 }
 
-// unquoteU writes into out at n the rune of the escape \uXXXX whose u is at s[r] (with the next
-// escape when the two are a surrogate pair, U+FFFD for a surrogate alone), and returns the places
-// after the escape and after the rune.
+// unquoteU writes into out at n the rune of the escape \uXXXX whose u is at s[r] (decodeU), and
+// returns the places after the escape and after the rune.
 func unquoteU(s string, r int, out []byte, n int) (int, int) {
+	rr, r := decodeU(s, r)
+	return r, n + utf8.EncodeRune(out[n:], rr)
+}
+
+// decodeU is the rune of the escape \uXXXX whose u is at s[r], with the next escape when the two
+// are a surrogate pair, U+FFFD for a surrogate alone, as encoding/json reads them; and the place
+// after the escape (or the pair).
+func decodeU(s string, r int) (rune, int) {
 	rr := hex4(s[r+1:])
 	r += 5
 	if utf16.IsSurrogate(rr) {
@@ -210,7 +217,7 @@ func unquoteU(s string, r int, out []byte, n int) (int, int) {
 		}
 		rr = dec
 	}
-	return r, n + utf8.EncodeRune(out[n:], rr)
+	return rr, r
 }
 
 // unquoteJSON unquotes the inside of a string the scanner accepted, as encoding/json does. Runs
@@ -241,18 +248,8 @@ func unquoteJSON(s string) string {
 			case 't':
 				out = append(out, '\t')
 			case 'u':
-				rr := hex4(s[r+1:])
-				r += 5
-				if utf16.IsSurrogate(rr) {
-					if r+6 <= len(s) && s[r] == '\\' && s[r+1] == 'u' {
-						if dec := utf16.DecodeRune(rr, hex4(s[r+2:])); dec != utf8.RuneError {
-							out = utf8.AppendRune(out, dec)
-							r += 6
-							continue
-						}
-					}
-					rr = utf8.RuneError
-				}
+				var rr rune
+				rr, r = decodeU(s, r)
 				out = utf8.AppendRune(out, rr)
 				continue
 			default: // " \ /
