@@ -61,7 +61,7 @@ func NewSession(clock Clock, store Store) *Session {
 }
 
 // newSession is NewSession with room for capacity events. An agent resuming from a history
-// passes 0: restore makes the log's buffer itself, sized to the history, and a buffer made here
+// passes 0: the history brings the log's buffer, sized to it (resumeFrom), and a buffer made here
 // would be dropped unused (1.5 KB a restart).
 func newSession(clock Clock, store Store, capacity int) *Session {
 	if store == nil {
