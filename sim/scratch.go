@@ -11,11 +11,14 @@ import (
 // the bytes allocated, not what stayed live. The two largest buffers of a run, the simulated
 // disk's copy of the session log (about 10 KB a seed, grown by doubling) and the JSON Lines log
 // the digest and log-replays read (about 6 KB), are dead once the run's result is taken; a sweep
-// (RunSeedAgent, the shrinker) hands them to the next seed instead of to the collector.
+// (RunSeedAgent, the shrinker) hands them to the next seed instead of to the collector. So is the
+// run's scheduler, with its tasks, queues and processes (about 3 KB and a dozen allocations):
+// the next seed resets it (sched.Scheduler.Reset).
 //
 // Only what nobody can still see is reused: the Outcome a sweep looks at is dropped before its
-// buffers are, and a run whose task hung keeps its buffers (the abandoned goroutine may still
-// write to the disk).
+// buffers are (and holds nothing of the scheduler but the RunReport, which Reset leaves alone),
+// and a run whose task hung keeps its buffers and its scheduler (the abandoned goroutine may
+// still write to the disk and run on the scheduler).
 
 // scratchBytesMax bounds a buffer kept for reuse: a rare huge log should not stay allocated.
 const scratchBytesMax = 64 << 10
@@ -26,6 +29,8 @@ type scratch struct {
 	// outcome is the run's Outcome while keep looks at it (runForResult), zero otherwise.
 	outcome Outcome
 	log     []byte // the disk's first file's buffer
+	// scheduler is a finished run's, for the next run to reset, or nil.
+	scheduler *sched.Scheduler
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -50,6 +55,18 @@ func (s *scratch) takeLog() []byte {
 	return b
 }
 
+// takeScheduler is a scheduler for a run with opts: the one an earlier run left, reset, or a new
+// one.
+func (s *scratch) takeScheduler(opts sched.Options) *sched.Scheduler {
+	if s == nil || s.scheduler == nil {
+		return sched.New(opts)
+	}
+	scheduler := s.scheduler
+	s.scheduler = nil
+	scheduler.Reset(opts)
+	return scheduler
+}
+
 // runForResult runs a schedule for what a sweep keeps of it and passes the Outcome to keep, which
 // must not retain it (nor anything in it: the log's bytes are reused for the next run).
 func runForResult(schedule Schedule, agent Agent, keep func(o *Outcome)) {
@@ -67,8 +84,9 @@ func runForResult(schedule Schedule, agent Agent, keep func(o *Outcome)) {
 	scratchPool.Put(s)
 }
 
-// reclaim keeps the run's large buffers for the next run.
+// reclaim keeps the run's large buffers and its scheduler for the next run.
 func (s *scratch) reclaim(w *world, o *Outcome) {
+	s.scheduler = w.scheduler
 	if cap(o.JSONL) <= scratchBytesMax {
 		s.jsonl = o.JSONL[:0]
 	}

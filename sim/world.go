@@ -122,7 +122,7 @@ func runWorld(schedule Schedule, agent Agent) (*world, Outcome) {
 
 // runWorldWith is runWorld taking its large buffers from s (nil: fresh ones).
 func runWorldWith(schedule Schedule, agent Agent, s *scratch) (*world, Outcome) {
-	scheduler := sched.New(sched.Options{
+	scheduler := s.takeScheduler(sched.Options{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
 		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
 		MaxHandoffs:    handoffLimit(schedule),

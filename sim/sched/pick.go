@@ -54,14 +54,16 @@ type pctChange struct {
 // late decisions of a typical run (a few hundred handoffs).
 const pctStepsMax = 1000
 
-// newPCTPicker draws depth-1 change points. A step drawn twice keeps the later change point's
-// (lower) priority.
-func newPCTPicker(rng *splitmix.Rand, depth int) *pctPicker {
-	p := &pctPicker{rng: rng, changes: make([]pctChange, 0, max(depth-1, 0))}
+// init readies the zero p, drawing depth-1 change points into changes, an empty buffer (nil: a
+// new one). A step drawn twice keeps the later change point's (lower) priority.
+func (p *pctPicker) init(rng *splitmix.Rand, depth int, changes []pctChange) {
+	if cap(changes) < depth-1 {
+		changes = make([]pctChange, 0, depth-1)
+	}
+	p.rng, p.changes = rng, changes
 	for i := 1; i < depth; i++ {
 		p.setChange(1+rng.Intn(pctStepsMax), int64(depth-i))
 	}
-	return p
 }
 
 // setChange makes step a change point dropping to priority, replacing an earlier one at step.

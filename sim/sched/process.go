@@ -25,7 +25,8 @@ var _ harness.Runtime = (*Process)(nil)
 
 // NewProcess makes an empty process on the scheduler; its tasks are the ones started through it.
 func (s *Scheduler) NewProcess(name string) *Process {
-	p := &Process{s: s, name: name}
+	p := s.kept.processes.take() // an earlier run's, or a new one
+	*p = Process{s: s, name: name}
 	p.tasks = p.tasksInline[:0]
 	return p
 }

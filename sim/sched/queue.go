@@ -13,7 +13,9 @@ import (
 // name appears in block sites ("blocked on queue tools.Get"), so deadlock reports say what each
 // task waited for.
 func (s *Scheduler) NewQueue(name string) harness.Queue {
-	return &queue{s: s, name: name}
+	q := s.kept.queues.take() // an earlier run's, with its buffers, or a new one
+	*q = queue{s: s, name: name, items: emptied(q.items), waiters: emptied(q.waiters)}
+	return q
 }
 
 // queue holds either items or waiters, never both: Put hands an item straight to the first waiter.

@@ -98,7 +98,8 @@ const (
 
 // Scheduler runs tasks one at a time in a seeded order on virtual time. It implements
 // harness.Runtime, so the harness's turn loop runs on it unchanged. A Scheduler serves a single
-// Run; make a new one per run, so runs never share state and can go in parallel.
+// Run at a time; make one per concurrent run, so runs never share state and can go in parallel,
+// and Reset it for the next run, or make a new one.
 type Scheduler struct {
 	opts  Options
 	start time.Time
@@ -106,6 +107,8 @@ type Scheduler struct {
 	// rng is the picker's random source (splitmix.New(opts.Seed), NewRand's sequence), part of
 	// the Scheduler's own allocation.
 	rng splitmix.Rand
+	// pct is the picker when Options.PCTDepth is positive, part of the Scheduler's allocation too.
+	pct pctPicker
 
 	// now is start+elapsed, kept with elapsed (setElapsed): the harness and the world read the
 	// clock about 150 times a schedule, and time.Time.Add on each read was over a percent of a
@@ -122,6 +125,10 @@ type Scheduler struct {
 	handoffs int           // scheduling decisions so far
 	findings []Finding
 	started  bool
+	over     bool // Run has returned
+	// hung is set when the watchdog abandoned a task, whose goroutine may touch the Scheduler at
+	// any time after: Reset refuses it.
+	hung bool
 	// zombies are the coroutines of the run's tasks that ended by Goexit, parked mid-exit until
 	// the driver ends them with the run (zombies.go); zombiesInline is their buffer.
 	zombies       []*worker
@@ -152,6 +159,9 @@ type Scheduler struct {
 	// watchdog may read it at any time, after Run has returned.
 	killing atomic.Bool
 	watch   watchdog
+
+	// kept is what an earlier run left for this one to reuse (reuse.go).
+	kept kept
 }
 
 // runOver is the driver's event on events: the run is over. The watchdog's reports are progress
@@ -162,6 +172,13 @@ var _ harness.Runtime = (*Scheduler)(nil)
 
 // New makes a scheduler for one run with opts, zero fields replaced by their defaults.
 func New(opts Options) *Scheduler {
+	s := &Scheduler{}
+	s.init(opts)
+	return s
+}
+
+// init readies s, zero but for what it kept from an earlier run, for a run with opts.
+func (s *Scheduler) init(opts Options) {
 	if opts.Start.IsZero() {
 		opts.Start = time.Unix(0, 0).UTC()
 	}
@@ -177,16 +194,18 @@ func New(opts Options) *Scheduler {
 	if opts.MaxTasks <= 0 {
 		opts.MaxTasks = defaultMaxTasks
 	}
-	s := &Scheduler{opts: opts, start: opts.Start, now: opts.Start, rng: splitmix.New(opts.Seed)}
+	s.opts, s.start, s.now, s.rng = opts, opts.Start, opts.Start, splitmix.New(opts.Seed)
 	s.tasks = s.tasksInline[:0]
 	s.runnable = s.runnableInline[:0]
 	s.zombies = s.zombiesInline[:0]
+	s.events = s.kept.events
 	if opts.PCTDepth > 0 {
-		s.picker = newPCTPicker(&s.rng, opts.PCTDepth)
+		s.pct.init(&s.rng, opts.PCTDepth, s.kept.pctChanges)
+		s.picker = &s.pct
 	} else {
 		s.picker = uniformPicker{rng: &s.rng}
 	}
-	return s
+	s.kept.pctChanges = nil // the picker's now
 }
 
 // RunReport is what a run produced: why it ended early, if it did, and how far it got.
@@ -236,8 +255,11 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 		panic("sched: Run called twice on one Scheduler; make a Scheduler per run")
 	}
 	s.started = true
-	// Room for the driver's runOver next to a hang report not yet taken, so the driver never waits.
-	s.events = make(chan int64, 2)
+	if s.events == nil {
+		// Room for the driver's runOver next to a hang report not yet taken, so the driver never
+		// waits.
+		s.events = make(chan int64, 2)
+	}
 	s.watch.start(s.opts.Watchdog, &s.progress, s.events)
 	defer s.watch.stop()
 
@@ -249,6 +271,7 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 	s.tasks = nil
 	s.current = nil
 	s.zombies = nil
+	s.over = true
 	return &RunReport{
 		Findings:       s.findings,
 		VirtualElapsed: s.elapsed,
@@ -424,6 +447,7 @@ func (s *Scheduler) Stop(kind, message string) {
 // with it the driver stuck waiting for it).
 func (s *Scheduler) abandon(t *task) {
 	t.state = taskAbandoned
+	s.hung = true
 	s.killing.Store(true)
 }
 

@@ -62,13 +62,14 @@ type task struct {
 
 // spawn creates a runnable task for fn. It gets its coroutine from the driver, at its first
 // resume; until then it holds none. The run's first tasks are part of the scheduler's own
-// allocation (tasksFirst); the others are allocated one by one.
+// allocation (tasksFirst); the others are an earlier run's (reuse.go) or allocated one by one.
 func (s *Scheduler) spawn(process *Process, name string, fn func()) *task {
 	var t *task
 	if s.spawned < len(s.tasksFirst) {
 		t = &s.tasksFirst[s.spawned]
 	} else {
-		t = new(task)
+		t = s.kept.tasks.take()
+		*t = task{}
 	}
 	s.spawned++
 	t.process = process

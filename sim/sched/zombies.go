@@ -20,6 +20,8 @@ package sched
 // One goroutine ends several zombies because a deferred call runs even while the goroutine exits:
 // each stop is deferred, and the Goexit passed on by one runs the next (TestEndZombies).
 
+import "slices"
+
 // zombieBatch bounds the zombies a run keeps: the driver ends them with the run, or, when a run
 // makes more, a goroutine ends each full batch. A default-mix schedule makes about three.
 const zombieBatch = 16
@@ -29,8 +31,11 @@ const zombieBatch = 16
 func (s *Scheduler) bury(w *worker) {
 	s.zombies = append(s.zombies, w)
 	if len(s.zombies) == zombieBatch {
-		go endZombies(s.zombies) // the batch's array is the goroutine's now
-		s.zombies = make([]*worker, 0, zombieBatch)
+		// A copy for the goroutine, which may read it after this run is over and a reused
+		// Scheduler (Reset) refills the buffer.
+		go endZombies(slices.Clone(s.zombies))
+		clear(s.zombies)
+		s.zombies = s.zombies[:0]
 	}
 }
 
