@@ -29,8 +29,7 @@ func (s *Scheduler) drive() {
 		// the run goes on in a new driver; if not, t was abandoned as hung (Run's goroutine took
 		// the baton) and the run has moved on without this goroutine.
 		if !over && t.ended {
-			s.drivers++
-			go s.drive()
+			s.startDriver()
 		}
 	}()
 	for {
@@ -51,6 +50,16 @@ func (s *Scheduler) drive() {
 	over = true
 	defer func() { s.events <- runOver }() // after the zombies' Goexits, if any
 	endZombies(s.zombies)
+}
+
+// startDriver starts a driver goroutine on the loop. Its function value is made once per
+// Scheduler and kept across Reset: go s.drive() allocated a closure for the receiver at every run.
+func (s *Scheduler) startDriver() {
+	if s.kept.drive == nil {
+		s.kept.drive = s.drive
+	}
+	s.drivers++
+	go s.kept.drive()
 }
 
 // resume hands the baton to t: t runs until it parks, yields or returns, and switches back after

@@ -26,8 +26,10 @@ var _ harness.Runtime = (*Process)(nil)
 // NewProcess makes an empty process on the scheduler; its tasks are the ones started through it.
 func (s *Scheduler) NewProcess(name string) *Process {
 	p := s.kept.processes.take() // an earlier run's, or a new one
-	*p = Process{s: s, name: name}
-	p.tasks = p.tasksInline[:0]
+	*p = Process{s: s, name: name, tasks: emptied(p.tasks)}
+	if p.tasks == nil {
+		p.tasks = p.tasksInline[:0]
+	}
 	return p
 }
 
@@ -77,7 +79,8 @@ func (p *Process) Kill() {
 			t.wake(nil, nil)
 		}
 	}
-	p.tasks = nil
+	clear(p.tasks)
+	p.tasks = p.tasks[:0] // its buffer, for a process of a later run (Reset)
 }
 
 // Owns reports whether the task now running belongs to the process.

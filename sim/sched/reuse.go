@@ -46,8 +46,10 @@ type kept struct {
 	tasks     spares[task] // tasks past tasksFirst
 	queues    spares[queue]
 	processes spares[Process]
-	// pctChanges is the PCT picker's buffer of change points, empty.
+	// pctChanges is the PCT picker's buffer of change points (the picker's own in a PCT run).
 	pctChanges []pctChange
+	// drive is s.drive, made once (startDriver).
+	drive func()
 }
 
 // Reset readies s for another run with opts, as New(opts) would make it, but keeping the memory
@@ -71,7 +73,6 @@ func (s *Scheduler) Reset(opts Options) {
 		k.events = s.events
 	}
 	k.queues.used, k.tasks.used, k.processes.used = 0, 0, 0
-	k.pctChanges = emptied(s.pct.changes)
 	*s = Scheduler{kept: k}
 	s.init(opts)
 }

@@ -14,8 +14,9 @@ import (
 )
 
 // reuseWorkload exercises everything a reused Scheduler keeps: queues left with items (the
-// producers outlive the consumers) and waiters, processes (one killed mid-wait, so its tasks become zombies), more tasks than
-// tasksFirst holds, more zombies than a batch on some seeds, and a deadlock on others. It
+// producers outlive the consumers) and waiters, processes (one killed mid-wait, so its tasks
+// become zombies, and one not) with more tasks than a process's inline buffer holds, more tasks
+// than tasksFirst holds, more zombies than a batch on some seeds, and a deadlock on others. It
 // returns the run's story: what each task saw, and the report.
 func reuseWorkload(s *Scheduler, seed int64) []string {
 	var trace []string
@@ -29,8 +30,16 @@ func reuseWorkload(s *Scheduler, seed int64) []string {
 		} else {
 			idle, work = s.NewQueue("idle"), s.NewQueue("work")
 		}
-		agent := s.NewProcess("agent")
-		for w := range 3 {
+		var agent, host *Process
+		if seed%3 == 0 { // so that each process gets the other's spare on some runs
+			agent, host = s.NewProcess("agent"), s.NewProcess("host")
+		} else {
+			host, agent = s.NewProcess("host"), s.NewProcess("agent")
+		}
+		for h := range 2 { // tasks of a process that is never killed
+			host.Go(fmt.Sprint("host", h), func() { _ = s.Sleep(time.Duration(h) * time.Millisecond) })
+		}
+		for w := range 5 {
 			agent.Go(fmt.Sprint("consumer", w), func() {
 				for {
 					v, err := work.Get(context.Background())

@@ -200,12 +200,12 @@ func (s *Scheduler) init(opts Options) {
 	s.zombies = s.zombiesInline[:0]
 	s.events = s.kept.events
 	if opts.PCTDepth > 0 {
-		s.pct.init(&s.rng, opts.PCTDepth, s.kept.pctChanges)
+		s.pct.init(&s.rng, opts.PCTDepth, emptied(s.kept.pctChanges))
+		s.kept.pctChanges = s.pct.changes // grown, perhaps; the picker never appends after init
 		s.picker = &s.pct
 	} else {
 		s.picker = uniformPicker{rng: &s.rng}
 	}
-	s.kept.pctChanges = nil // the picker's now
 }
 
 // RunReport is what a run produced: why it ended early, if it did, and how far it got.
@@ -265,8 +265,7 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 
 	s.spawn(nil, name, main)
 	s.baton = s.next()
-	s.drivers++
-	go s.drive()
+	s.startDriver()
 	s.await()
 	s.tasks = nil
 	s.current = nil
@@ -310,8 +309,7 @@ func (s *Scheduler) await() {
 		}
 		s.addFinding(Finding{Kind: FindingHang, Message: message, Stack: allStacks()})
 		s.baton = nil
-		s.drivers++
-		go s.drive()
+		s.startDriver()
 	}
 }
 
