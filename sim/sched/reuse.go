@@ -54,9 +54,9 @@ type kept struct {
 
 // Reset readies s for another run with opts, as New(opts) would make it, but keeping the memory
 // of its last run (its tasks, queues, processes and their buffers) for the next: a sweep resets
-// one Scheduler per worker instead of allocating one per seed. The queues and processes of the
-// last run must no longer be used; the RunReport it returned shares nothing with s and stays
-// valid. Reset panics when a Run is under way, or when the last run abandoned a hung task, which
+// the Scheduler of its previous seed instead of allocating one per seed. The queues and processes
+// of the last run must no longer be used; the RunReport it returned shares nothing with s and
+// stays valid. Reset panics when a Run is under way, or when the last run abandoned a hung task, which
 // may still touch s at any time: such a Scheduler must be dropped, never reused.
 func (s *Scheduler) Reset(opts Options) {
 	if s.started && !s.over {

@@ -249,7 +249,7 @@ func (c virtualClock) Now() time.Time { return c.s.Now() }
 // or a finding stops the run. It returns once every task has returned or exited (except one the
 // watchdog reported as hung, which nothing can stop, and the driver stuck waiting for it; see
 // Finding); the coroutines of tasks that returned stay idle for a later run a little longer (see
-// goroutines.go). Run may be called once.
+// goroutines.go). Run may be called once; Reset readies the Scheduler for another run.
 func (s *Scheduler) Run(name string, main func()) *RunReport {
 	if s.started {
 		panic("sched: Run called twice on one Scheduler; make a Scheduler per run")
