@@ -73,7 +73,8 @@ func (s *Scheduler) Reset(opts Options) {
 		k.events = s.events
 	}
 	k.queues.used, k.tasks.used, k.processes.used = 0, 0, 0
-	*s = Scheduler{kept: k}
+	*s = Scheduler{} // cleared in place; Scheduler{kept: k} built a 2 KB copy first
+	s.kept = k
 	s.init(opts)
 }
 
