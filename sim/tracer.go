@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"math/bits"
 	"sync"
 	"time"
 
@@ -19,10 +20,11 @@ type tracer struct {
 	runtime harness.Runtime
 	start   time.Time
 	trace   properties.Trace
-	// exercised counts, per fault of the catalogue (faultNames' order), how often it actually
-	// struck in this run: an array, not a map, so it takes no allocation of its own and hashes
-	// no name to read it back.
-	exercised    [faults.Count]int
+	// struck holds a bit per fault of the catalogue (faultNames' order), set once it actually
+	// struck in this run: bits, not a map, so it takes no allocation of its own and hashes no
+	// name to read it back; and bits, not counts, since only whether a fault struck is reported
+	// (counts were 344 bytes of a world, which then took the next size class).
+	struck       faultSet
 	toolsRunning int
 	// toolOrder numbers tool starts and ends, for pool-limit's notion of "at once".
 	toolOrder int64
@@ -65,9 +67,27 @@ func (t *tracer) record(change func(tr *properties.Trace)) {
 func (t *tracer) strike(fault string) {
 	if i, ok := faultIndex[fault]; ok {
 		t.mu.Lock()
-		t.exercised[i]++
+		t.struck.add(i)
 		t.mu.Unlock()
 	}
+}
+
+// faultSet is a set of the catalogue's faults, by their place in it (faultIndex).
+type faultSet [(faults.Count + 63) / 64]uint64
+
+// add puts the i-th fault in the set.
+func (s *faultSet) add(i int) { s[i/64] |= 1 << (i % 64) }
+
+// has reports whether the i-th fault is in the set.
+func (s *faultSet) has(i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
+
+// len is how many faults the set holds.
+func (s *faultSet) len() int {
+	n := 0
+	for _, word := range s {
+		n += bits.OnesCount64(word)
+	}
+	return n
 }
 
 // recordsBuffered is the room the trace's agent errors and backoff waits start with, made at the

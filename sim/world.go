@@ -184,17 +184,11 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 		HorizonMs:            plan.HorizonMs,
 		LivenessBoundMs:      livenessBoundMs,
 	}, w.user.Properties)
-	exercised := 0
-	for _, n := range t.exercised {
-		if n > 0 {
-			exercised++
-		}
-	}
-	if exercised > 0 {
+	if exercised := t.struck.len(); exercised > 0 {
 		out.Exercised = make([]string, 0, exercised) // one allocation, not one per doubling
-		for i, n := range t.exercised {
-			if n > 0 {
-				out.Exercised = append(out.Exercised, faultNames[i])
+		for i, name := range faultNames {
+			if t.struck.has(i) {
+				out.Exercised = append(out.Exercised, name)
 			}
 		}
 	}
