@@ -40,7 +40,7 @@ func (w *world) callBack(e harness.Event) {
 		}
 		then := arm.plan
 		then.Kind = arm.plan.Then
-		w.perform(arm.action, then)
+		w.perform(arm.action, &then)
 	}
 }
 
