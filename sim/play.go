@@ -465,15 +465,13 @@ func (w *world) perform(action int, a *faults.Action) {
 		if w.armedObservers == nil {
 			w.armedObservers = make([]armedObserver, 0, w.planned.observers)
 		}
-		w.armedObservers = append(w.armedObservers, armedObserver{action: action, plan: *a})
+		w.armedObservers = append(w.armedObservers, armedObserver{action: action, plan: w.plannedAction(action, a)})
 	case faults.ActCrash:
 		if w.scheduler == nil || w.down || w.disposed {
 			return
 		}
 		if a.InAppend {
-			// The plan's own action, not a: a pointer kept from a would make every caller's
-			// action escape to the heap (an observer's is a copy, made for every callback).
-			w.armed = &w.schedule.Plan.Actions[action-1]
+			w.armed = w.plannedAction(action, a)
 			return
 		}
 		w.crash(*a)
@@ -489,6 +487,18 @@ func sendKind(kind string) bool {
 
 func cancelKind(kind string) bool {
 	return kind == faults.ActCancel || kind == faults.ActDispose || kind == faults.ActPluginEnd
+}
+
+// plannedAction is a, the action-th action of the plan, as the plan's own element, for the world
+// to keep: a pointer kept from a itself would make every caller's action escape to the heap (an
+// observer's is a copy, made for every callback). Only an action of the plan's own is kept (an
+// observer's callback never arms an observer or a crash).
+func (w *world) plannedAction(action int, a *faults.Action) *faults.Action {
+	planned := &w.schedule.Plan.Actions[action-1]
+	if planned != a {
+		panic(fmt.Sprintf("sim: invariant: action %d kept is not the plan's own (a %s from an observer?)", action, a.Kind))
+	}
+	return planned
 }
 
 // compactionBudgetOf is the budget of the first compaction handler among handlers (0: none), so

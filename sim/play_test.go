@@ -29,3 +29,14 @@ func TestCountActionsCountsWhatPerformRecords(t *testing.T) {
 	assert.Equal(t, plannedActions{sends: 1, races: true}, countActions([]faults.Action{{Kind: faults.ActSteer, Concurrent: true}}))
 	assert.Zero(t, countActions(nil))
 }
+
+// The world keeps an action only as the plan's own element, never a caller's copy (an
+// observer's callback performs a copy, which must not be kept).
+func TestPlannedActionIsThePlansOwn(t *testing.T) {
+	w := &world{schedule: Schedule{Plan: faults.Plan{Actions: []faults.Action{{Kind: faults.ActSteer}, {Kind: faults.ActCrash}}}}}
+	own := &w.schedule.Plan.Actions[1]
+	assert.Same(t, own, w.plannedAction(2, own))
+	copied := *own
+	assert.Panics(t, func() { w.plannedAction(2, &copied) })
+	assert.Panics(t, func() { w.plannedAction(1, own) })
+}
