@@ -16,8 +16,7 @@ func TestFaultSet(t *testing.T) {
 	for _, i := range []int{0, faults.Count / 2, faults.Count - 1, faults.Count / 2, 0} {
 		s.add(i)
 	}
-	for i := range faults.Count {
-		assert.Equal(t, i == 0 || i == faults.Count/2 || i == faults.Count-1, s.has(i), "fault %d", i)
-	}
 	assert.Equal(t, 3, s.len())
+	names := faults.Names()
+	assert.Equal(t, []string{names[0], names[faults.Count/2], names[faults.Count-1]}, s.appendNames(nil))
 }

@@ -185,12 +185,7 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 		LivenessBoundMs:      livenessBoundMs,
 	}, w.user.Properties)
 	if exercised := t.struck.len(); exercised > 0 {
-		out.Exercised = make([]string, 0, exercised) // one allocation, not one per doubling
-		for i, name := range faultNames {
-			if t.struck.has(i) {
-				out.Exercised = append(out.Exercised, name)
-			}
-		}
+		out.Exercised = t.struck.appendNames(make([]string, 0, exercised)) // one allocation, not one per doubling
 	}
 	// The kinds are gathered on the stack, then kept in one slice of their number: a log has
 	// a few, and growing the slice took up to three allocations.
