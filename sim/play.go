@@ -90,7 +90,7 @@ var errCrashed = errors.New("sim: the agent's process crashed")
 func newWorld(schedule Schedule, rt harness.Runtime, scheduler *sched.Scheduler, user Agent) *world {
 	parts := new(worldParts)
 	w, t := &parts.world, &parts.tracer
-	t.init(rt)
+	t.init(rt, scheduler)
 	*w = world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user}
 	w.userTools = newUserTools(user, rt, schedule.Seed)
 	parts.provider = planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools, world: w, streams: parts.streams[:]}
