@@ -14,10 +14,10 @@ import (
 // plugin.
 
 // armedObserver is an observer-callback action whose time has come: it fires on the next event
-// of its type, once.
+// of its type, once. plan is the plan's own action, read only: a copy made each 200 bytes.
 type armedObserver struct {
 	action int
-	plan   faults.Action
+	plan   *faults.Action
 	fired  bool
 }
 
@@ -38,9 +38,9 @@ func (w *world) callBack(e harness.Event) {
 		if arm.plan.Then == faults.ThenPanic {
 			panic(fmt.Sprintf("%s (on %s, event %d)", observerPanicText, e.Type, e.Seq))
 		}
-		then := arm.plan
+		then := *arm.plan
 		then.Kind = arm.plan.Then
-		w.perform(arm.action, then)
+		w.perform(arm.action, &then)
 	}
 }
 

@@ -3,6 +3,8 @@ package sim
 import (
 	"encoding/json"
 	"strconv"
+
+	"github.com/turnsim/turnsim/faults"
 )
 
 // The tool calls the world asked for, by their arguments. A simulated tool learns what the plan
@@ -12,23 +14,28 @@ import (
 // takes it back. Arguments the world never wrote (a harness that altered them) are decoded as
 // before, and fail as before when they are not a plan call.
 
-// askedCall is a call the world streamed: the arguments text and what it encodes.
+// askedCall is a call the world streamed: the arguments text and what it encodes, the plan's
+// Call by reference (the plan is read only), not a copy: 64 bytes a call, not 128.
 type askedCall struct {
 	arguments string
-	args      toolArguments
+	callID    string
+	input     string
+	call      *faults.Call
+	request   int
 }
 
 // askedBuffered is the room the asked calls start with, made at the first: a run streams few
 // calls (most runs that run a tool run four or fewer).
 const askedBuffered = 8
 
-// askCall records the arguments text the world streamed for args.
-func (t *tracer) askCall(arguments string, args toolArguments) {
+// askCall records the arguments text the world streamed for args, whose Call is planned's, the
+// plan's own.
+func (t *tracer) askCall(arguments string, args *toolArguments, planned *faults.Call) {
 	t.mu.Lock()
 	if t.asked == nil {
 		t.asked = make([]askedCall, 0, askedBuffered)
 	}
-	t.asked = append(t.asked, askedCall{arguments, args})
+	t.asked = append(t.asked, askedCall{arguments: arguments, callID: args.CallID, input: args.Input, call: planned, request: args.Request})
 	t.mu.Unlock()
 }
 
@@ -40,8 +47,8 @@ func (t *tracer) askCall(arguments string, args toolArguments) {
 func (t *tracer) askedCall(arguments string) (toolArguments, error) {
 	t.mu.Lock()
 	for i := len(t.asked) - 1; i >= 0; i-- {
-		if t.asked[i].arguments == arguments {
-			args := t.asked[i].args
+		if a := &t.asked[i]; a.arguments == arguments {
+			args := toolArguments{CallID: a.callID, Request: a.request, Call: *a.call, Input: a.input}
 			t.mu.Unlock()
 			return args, nil
 		}

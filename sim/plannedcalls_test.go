@@ -17,7 +17,7 @@ func TestAskedCallsAreTakenBackOrDecoded(t *testing.T) {
 	asked := toolArguments{CallID: "call-1-1", Request: 1, Call: faults.Call{Name: "read", LatencyMs: 40, Outcome: faults.OutcomeOK}}
 	text, err := json.Marshal(asked)
 	require.NoError(t, err)
-	tr.askCall(string(text), asked)
+	tr.askCall(string(text), &asked, &faults.Call{Name: "read", LatencyMs: 40, Outcome: faults.OutcomeOK})
 
 	got, err := tr.askedCall(string(text))
 	require.NoError(t, err)

@@ -230,7 +230,7 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 // carry the plan's Call, so the simulated tool knows how to behave, and the request that asked
 // for it: its turn and step, with the id, name the call.
 func (s *planStream) toolCallChunk(j int) harness.Chunk {
-	call := s.answer.Calls[j]
+	call := &s.answer.Calls[j] // the plan's, read only
 	var room [32]byte
 	id := append(room[:0], "call-"...)
 	if s.answer.CallIDsPerAnswer {
@@ -248,7 +248,7 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 		id = strconv.AppendInt(id, int64(s.index+1), 10)
 		id = strconv.AppendInt(append(id, '-'), int64(j+1), 10)
 	}
-	args, name := toolArguments{Request: s.index + 1, Call: call}, call.Name
+	args, name := toolArguments{Request: s.index + 1, Call: *call}, call.Name
 	if u := s.provider.userTools; u != nil {
 		name = u.rename(call.Name)
 		if u.known(name) {
@@ -260,7 +260,7 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 	if slices.Contains(call.Faults, faults.ToolUnknown) {
 		s.provider.tracer.strike(faults.ToolUnknown) // the world asks for a tool nobody registered
 	}
-	s.provider.tracer.askCall(text, args)
+	s.provider.tracer.askCall(text, &args, call)
 	return harness.Chunk{Kind: harness.ChunkToolCall, CallID: callID, Name: name, Arguments: text}
 }
 

@@ -75,6 +75,8 @@ type world struct {
 
 	// armedObservers are observer callbacks whose time has come, waiting for their event.
 	armedObservers []armedObserver
+	// planned is what the plan's actions hold, counted once (countActions).
+	planned plannedActions
 
 	watchers     int
 	watchersDone harness.Queue
@@ -88,13 +90,14 @@ var errCrashed = errors.New("sim: the agent's process crashed")
 func newWorld(schedule Schedule, rt harness.Runtime, scheduler *sched.Scheduler, user Agent) *world {
 	parts := new(worldParts)
 	w, t := &parts.world, &parts.tracer
-	t.init(rt)
+	t.init(rt, scheduler)
 	*w = world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user}
 	w.userTools = newUserTools(user, rt, schedule.Seed)
 	parts.provider = planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools, world: w, streams: parts.streams[:]}
 	w.provider = &parts.provider
 	w.tools = parts.tools[:0]
-	w.keepDurable = w.plansCrashes()
+	w.planned = countActions(schedule.Plan.Actions)
+	w.keepDurable = scheduler != nil && w.planned.crashes // only the scheduler can crash the agent
 	if w.keepDurable {
 		w.disk = newDisk()
 		w.disk.die = func(crash faults.Action) {
@@ -108,19 +111,6 @@ func newWorld(schedule Schedule, rt harness.Runtime, scheduler *sched.Scheduler,
 		w.refusedCount = make([]int, n)
 	}
 	return w
-}
-
-// plansCrashes reports whether the plan crashes the agent (on a runtime that can).
-func (w *world) plansCrashes() bool {
-	if w.scheduler == nil {
-		return false
-	}
-	for _, a := range w.schedule.Plan.Actions {
-		if a.Kind == faults.ActCrash {
-			return true
-		}
-	}
-	return false
 }
 
 // play builds the world and plays it: the user's actions in time order, then the liveness
@@ -141,15 +131,15 @@ func (w *world) play() {
 	// A queue is made only for what the plan does: idle watchers, restarts (only a plan that
 	// crashes the agent has them) and racing users each need one, and making all three for
 	// every run was an allocation a run more than needed.
-	idleWaits, races := plannedWaitsAndRaces(plan.Actions)
-	w.watchersDone = w.queueIf(idleWaits, "idle watchers")
+	w.watchersDone = w.queueIf(w.planned.idleWaits, "idle watchers")
 	if w.keepDurable {
 		w.restarted = w.rt.NewQueue("restarts")
 		w.host = w.rt.NewQueue("host")
 		w.rt.Go("host", w.serveRestarts)
 	}
-	racers, racersDone := 0, w.queueIf(races, "racing users")
-	for i, a := range plan.Actions {
+	racers, racersDone := 0, w.queueIf(w.planned.races, "racing users")
+	for i := range plan.Actions {
+		a := &plan.Actions[i] // the plan's, read only: not a copy (184 bytes) for every action
 		if wait := ms(a.AtMs) - w.tracer.elapsed(); wait > 0 {
 			w.rt.Sleep(wait)
 		}
@@ -162,11 +152,11 @@ func (w *world) play() {
 		if a.Concurrent {
 			// The action by its place in the plan, which the run never changes: a copy of it
 			// (184 bytes) was captured by reference, an allocation of its own.
-			action, planned := i+1, &plan.Actions[i]
+			action := i + 1
 			racers++
 			w.rt.Go("racing user", func() {
 				defer racersDone.Put(nil)
-				w.perform(action, *planned)
+				w.perform(action, a)
 			})
 			continue
 		}
@@ -191,13 +181,43 @@ func (w *world) play() {
 	}
 }
 
-// plannedWaitsAndRaces reports whether actions include an idle wait, and a same-instant race.
-func plannedWaitsAndRaces(actions []faults.Action) (idleWaits, races bool) {
+// plannedActions is what a plan's actions hold, for what a world makes only when its plan needs
+// it (a queue, the durable log) and for the room its records start with: one pass over the
+// actions, where there was one for each.
+type plannedActions struct {
+	// sends and cancels are how many actions, an observer's among them, perform records as a
+	// send, and as a cancel; observers how many observer actions there are.
+	sends, cancels, observers int
+	// crashes, idleWaits and races tell whether there is a crash, an idle wait, and a same-
+	// instant race.
+	crashes, idleWaits, races bool
+}
+
+// countActions is what actions hold. Switches, not a test per kind: a plan of a dozen actions
+// made a hundred string comparisons.
+func countActions(actions []faults.Action) plannedActions {
+	var p plannedActions
 	for i := range actions {
-		idleWaits = idleWaits || actions[i].Kind == faults.ActWaitIdle
-		races = races || actions[i].Concurrent
+		a := &actions[i]
+		kind := a.Kind
+		switch kind {
+		case faults.ActObserver:
+			p.observers++
+			kind = a.Then // what it records, it records as the action it takes
+		case faults.ActCrash:
+			p.crashes = true
+		case faults.ActWaitIdle:
+			p.idleWaits = true
+		}
+		switch kind { // as perform records them
+		case faults.ActFollowup, faults.ActSteer, faults.ActInject:
+			p.sends++
+		case faults.ActCancel, faults.ActDispose, faults.ActPluginEnd:
+			p.cancels++
+		}
+		p.races = p.races || a.Concurrent
 	}
-	return idleWaits, races
+	return p
 }
 
 // queueIf is a new queue named name if needed, nil if not.
@@ -348,7 +368,9 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 			// acknowledged ones are a prefix of it, and one that never changes (Session.Log).
 			w.acknowledged = session.Log()[:e.Seq]
 		}
-		w.callBack(e)
+		if len(w.armedObservers) > 0 { // most runs arm none: no call for every event
+			w.callBack(e)
+		}
 	})
 	w.agent = agent
 	if w.keepDurable {
@@ -367,8 +389,9 @@ func (w *world) strategy() harness.RetryStrategy {
 	return w.user.NewStrategy()
 }
 
-// perform does one action and records it in the trace.
-func (w *world) perform(action int, a faults.Action) {
+// perform does one action, the action-th of the plan (from 1) or what an observer of it does
+// (an observer never crashes the agent), and records it in the trace. a is read only.
+func (w *world) perform(action int, a *faults.Action) {
 	t := w.tracer
 	agent := w.agent
 	seqAt := int64(agent.Session().Len())
@@ -393,7 +416,7 @@ func (w *world) perform(action int, a faults.Action) {
 		}
 		t.record(func(tr *properties.Trace) {
 			if tr.Sends == nil {
-				tr.Sends = make([]properties.Send, 0, w.recordsPlanned(sendKind))
+				tr.Sends = make([]properties.Send, 0, w.planned.sends)
 			}
 			tr.Sends = append(tr.Sends, send)
 		})
@@ -410,7 +433,7 @@ func (w *world) perform(action int, a faults.Action) {
 		}
 		t.record(func(tr *properties.Trace) {
 			if tr.Cancels == nil {
-				tr.Cancels = make([]properties.Cancel, 0, w.recordsPlanned(cancelKind))
+				tr.Cancels = make([]properties.Cancel, 0, w.planned.cancels)
 			}
 			tr.Cancels = append(tr.Cancels, c)
 		})
@@ -446,57 +469,33 @@ func (w *world) perform(action int, a faults.Action) {
 			return // on real goroutines the callback would race the user's task for the world's state
 		}
 		if w.armedObservers == nil {
-			w.armedObservers = make([]armedObserver, 0, w.actionsPlanned(faults.ActObserver))
+			w.armedObservers = make([]armedObserver, 0, w.planned.observers)
 		}
-		w.armedObservers = append(w.armedObservers, armedObserver{action: action, plan: a})
+		w.armedObservers = append(w.armedObservers, armedObserver{action: action, plan: w.plannedAction(action, a)})
 	case faults.ActCrash:
 		if w.scheduler == nil || w.down || w.disposed {
 			return
 		}
 		if a.InAppend {
-			crash := a
-			w.armed = &crash
+			w.armed = w.plannedAction(action, a)
 			return
 		}
-		w.crash(a)
+		w.crash(*a)
 	default:
 		panic(fmt.Sprintf("sim: invariant: a validated plan has an action of kind %q", a.Kind))
 	}
 }
 
-// sendKind and cancelKind tell the actions that perform records as a send, and as a cancel.
-func sendKind(kind string) bool {
-	return kind == faults.ActFollowup || kind == faults.ActSteer || kind == faults.ActInject
-}
-
-func cancelKind(kind string) bool {
-	return kind == faults.ActCancel || kind == faults.ActDispose || kind == faults.ActPluginEnd
-}
-
-// actionsPlanned is how many of the plan's actions are of kind: the room the observers armed
-// start with, where growing from empty one action at a time reallocated them on the way.
-func (w *world) actionsPlanned(kind string) int {
-	n := 0
-	for i := range w.schedule.Plan.Actions {
-		if w.schedule.Plan.Actions[i].Kind == kind {
-			n++
-		}
+// plannedAction is a, the action-th action of the plan, as the plan's own element, for the world
+// to keep: a pointer kept from a itself would make every caller's action escape to the heap (an
+// observer's is a copy, made for every callback). Only an action of the plan's own is kept (an
+// observer's callback never arms an observer or a crash).
+func (w *world) plannedAction(action int, a *faults.Action) *faults.Action {
+	planned := &w.schedule.Plan.Actions[action-1]
+	if planned != a {
+		panic(fmt.Sprintf("sim: invariant: action %d kept is not the plan's own (a %s from an observer?)", action, a.Kind))
 	}
-	return n
-}
-
-// recordsPlanned is how many of the plan's actions, an observer's among them, are of a kind:
-// the room its records in the trace start with, where growing from empty one action at a time
-// reallocated them on the way.
-func (w *world) recordsPlanned(kind func(string) bool) int {
-	n := 0
-	for i := range w.schedule.Plan.Actions {
-		a := &w.schedule.Plan.Actions[i]
-		if kind(a.Kind) || (a.Kind == faults.ActObserver && kind(a.Then)) {
-			n++
-		}
-	}
-	return n
+	return planned
 }
 
 // compactionBudgetOf is the budget of the first compaction handler among handlers (0: none), so

@@ -3,12 +3,14 @@ package sim
 import (
 	"context"
 	"errors"
+	"math/bits"
 	"sync"
 	"time"
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/properties"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // tracer records what the simulator sees into a properties.Trace. On the scheduler only one
@@ -18,11 +20,18 @@ type tracer struct {
 	mu      sync.Mutex
 	runtime harness.Runtime
 	start   time.Time
-	trace   properties.Trace
-	// exercised counts, per fault of the catalogue (faultNames' order), how often it actually
-	// struck in this run: an array, not a map, so it takes no allocation of its own and hashes
-	// no name to read it back.
-	exercised    [faults.Count]int
+	// scheduler is the run's deterministic scheduler, whose clock the tracer reads directly (nil:
+	// another runtime, read through its Clock), and startElapsed its virtual time at start.
+	// Through the runtime, a reading was two interface calls and time arithmetic, and the world
+	// reads the time some fifty times a schedule.
+	scheduler    *sched.Scheduler
+	startElapsed time.Duration
+	trace        properties.Trace
+	// struck holds a bit per fault of the catalogue (faultNames' order), set once it actually
+	// struck in this run: bits, not a map, so it takes no allocation of its own and hashes no
+	// name to read it back; and bits, not counts, since only whether a fault struck is reported
+	// (counts were 344 bytes of a world, which then took the next size class).
+	struck       faultSet
 	toolsRunning int
 	// toolOrder numbers tool starts and ends, for pool-limit's notion of "at once".
 	toolOrder int64
@@ -33,25 +42,40 @@ type tracer struct {
 // newTracer records a run on rt, measuring virtual time from rt's clock at this moment.
 func newTracer(rt harness.Runtime) *tracer {
 	t := new(tracer)
-	t.init(rt)
+	t.init(rt, nil)
 	return t
 }
 
 // init makes t, zero, a tracer of a run on rt, as newTracer does: for a tracer that is part of
-// a larger allocation (a world's, newWorld).
-func (t *tracer) init(rt harness.Runtime) {
+// a larger allocation (a world's, newWorld). scheduler is rt when rt is the scheduler (nil
+// otherwise).
+func (t *tracer) init(rt harness.Runtime, scheduler *sched.Scheduler) {
 	t.runtime, t.start, t.trace.IdleAtMs = rt, rt.Clock().Now(), -1
+	if scheduler != nil {
+		t.scheduler, t.startElapsed = scheduler, scheduler.Elapsed()
+	}
 }
 
 // nowMs is the runtime's clock in Unix milliseconds: the time base of the session log, so trace
 // and log compare directly. On the scheduler it starts at 0.
-func (t *tracer) nowMs() int64 { return t.runtime.Clock().Now().UnixMilli() }
+func (t *tracer) nowMs() int64 {
+	if t.scheduler != nil {
+		return t.scheduler.Now().UnixMilli() // what its Clock reads
+	}
+	return t.runtime.Clock().Now().UnixMilli()
+}
 
 // sinceStartMs is the time since the run began, the time base of the plan.
 func (t *tracer) sinceStartMs() int64 { return t.elapsed().Milliseconds() }
 
-// elapsed is the time since the run began.
-func (t *tracer) elapsed() time.Duration { return t.runtime.Clock().Now().Sub(t.start) }
+// elapsed is the time since the run began. On the scheduler, its clock reads its start plus its
+// elapsed virtual time, so the difference of two readings is that of the elapsed times.
+func (t *tracer) elapsed() time.Duration {
+	if t.scheduler != nil {
+		return t.scheduler.Elapsed() - t.startElapsed
+	}
+	return t.runtime.Clock().Now().Sub(t.start)
+}
 
 // record changes the trace under the lock.
 func (t *tracer) record(change func(tr *properties.Trace)) {
@@ -65,9 +89,36 @@ func (t *tracer) record(change func(tr *properties.Trace)) {
 func (t *tracer) strike(fault string) {
 	if i, ok := faultIndex[fault]; ok {
 		t.mu.Lock()
-		t.exercised[i]++
+		t.struck.add(i)
 		t.mu.Unlock()
 	}
+}
+
+// faultSet is a set of the catalogue's faults, by their place in it (faultIndex).
+type faultSet [(faults.Count + 63) / 64]uint64
+
+// add puts the i-th fault in the set. Unsigned: a signed i/64 and i%64 take a few instructions
+// more, for every strike.
+func (s *faultSet) add(i int) { s[uint(i)/64] |= 1 << (uint(i) % 64) }
+
+// appendNames appends the names of the faults in the set to names, in the catalogue's order:
+// bit by bit, not a test of every fault.
+func (s *faultSet) appendNames(names []string) []string {
+	for w, word := range s {
+		for ; word != 0; word &= word - 1 {
+			names = append(names, faultNames[w*64+bits.TrailingZeros64(word)])
+		}
+	}
+	return names
+}
+
+// len is how many faults the set holds.
+func (s *faultSet) len() int {
+	n := 0
+	for _, word := range s {
+		n += bits.OnesCount64(word)
+	}
+	return n
 }
 
 // recordsBuffered is the room the trace's agent errors and backoff waits start with, made at the

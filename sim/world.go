@@ -184,19 +184,8 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 		HorizonMs:            plan.HorizonMs,
 		LivenessBoundMs:      livenessBoundMs,
 	}, w.user.Properties)
-	exercised := 0
-	for _, n := range t.exercised {
-		if n > 0 {
-			exercised++
-		}
-	}
-	if exercised > 0 {
-		out.Exercised = make([]string, 0, exercised) // one allocation, not one per doubling
-		for i, n := range t.exercised {
-			if n > 0 {
-				out.Exercised = append(out.Exercised, faultNames[i])
-			}
-		}
+	if exercised := t.struck.len(); exercised > 0 {
+		out.Exercised = t.struck.appendNames(make([]string, 0, exercised)) // one allocation, not one per doubling
 	}
 	// The kinds are gathered on the stack, then kept in one slice of their number: a log has
 	// a few, and growing the slice took up to three allocations.
