@@ -151,14 +151,9 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 	if len(prev.read) > 0 && prev.history != nil && bytes.HasPrefix(data, prev.read) {
 		from, known = len(prev.read), prev.history
 	}
-	lines := len(known.Events())
-	more, torn, err := scan(path, data, from, lines, true) // data is read here and never changed
+	history, torn, err := extend(path, data, from, known)
 	if err != nil {
 		return nil, Opened{}, err
-	}
-	history, err := known.Extend(more)
-	if err != nil {
-		return nil, Opened{}, refusal(path, known, more)
 	}
 	size := int64(len(data))
 	if torn != nil {
@@ -178,6 +173,28 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 	}
 	s := &Store{path: path, file: file, size: size, validator: history.Validator()}
 	return s, Opened{Events: history.Events(), Torn: torn, read: data[:size:size], history: history}, nil
+}
+
+// extend is known followed by the complete lines of data after its first from bytes (the lines
+// known was read from), validated, and the torn last line. data is the store's own read buffer,
+// never changed: the events' strings share its memory. The usual log decodes and validates in one
+// go, into the history's array (ExtendJSONLShared); one that does not is read again by scan and
+// Extend, whose errors name the line.
+func extend(path string, data []byte, from int, known *harness.ValidatedHistory) (*harness.ValidatedHistory, *Torn, error) {
+	lines := len(known.Events())
+	complete, torn := completeLines(data, from, lines)
+	if history, err := known.ExtendJSONLShared(complete); err == nil {
+		return history, torn, nil
+	}
+	more, torn, err := scan(path, data, from, lines, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	history, err := known.Extend(more)
+	if err != nil {
+		return nil, nil, refusal(path, known, more)
+	}
+	return history, torn, nil
 }
 
 // refusal is the *FormatError for the first of more (the events after known) that the invariant
