@@ -99,8 +99,10 @@ type Store struct {
 	broken error
 	closed bool
 
-	// line is the buffer appends encode into, reused (up to lineBufferMax).
+	// line is the buffer appends encode into, reused (up to lineBufferMax), unless the file lends
+	// its own room: room is the file as a LineRoom then (asked once, not at every append).
 	line []byte
+	room LineRoom
 }
 
 // Open opens the session log at path, on the operating system's file system, for appending,
@@ -172,6 +174,7 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 		}
 	}
 	s := &Store{path: path, file: file, size: size, validator: history.Validator()}
+	s.room, _ = file.(LineRoom)
 	return s, Opened{Events: history.Events(), Torn: torn, read: data[:size:size], history: history}, nil
 }
 
@@ -258,15 +261,18 @@ func (s *Store) Append(e harness.Event) error {
 	if err := s.validator.Check(e); err != nil {
 		return fmt.Errorf("filestore: append to %s refused: %w", s.path, err)
 	}
-	if s.line == nil {
-		s.line = make([]byte, 0, lineBufferStart)
+	var buffer []byte // the file's room when it lends it, the store's own line buffer otherwise
+	if s.room != nil {
+		buffer = s.room.Room(lineBufferStart)
+	} else if buffer = s.line[:0]; s.line == nil {
+		buffer = make([]byte, 0, lineBufferStart)
 	}
 	one := [1]harness.Event{e}
-	line, err := harness.AppendJSONL(s.line[:0], one[:]) // EncodeEvent's line and its newline
+	line, err := harness.AppendJSONL(buffer, one[:]) // EncodeEvent's line and its newline
 	if err != nil {
 		return fmt.Errorf("filestore: append to %s: %w", s.path, err)
 	}
-	if cap(line) <= lineBufferMax {
+	if s.room == nil && cap(line) <= lineBufferMax {
 		s.line = line // the next append encodes into it: one buffer a store, not one a line
 	}
 	if bytes.IndexByte(line[:len(line)-1], '\n') >= 0 {
