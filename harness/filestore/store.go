@@ -15,9 +15,9 @@
 //
 // Map: store.go (Open, OpenFS, ReopenFS: a reopen that decodes and validates only what the log
 // gained; Opened.History, the validated log an agent resumes from; Append, Close), fs.go (the FS
-// seam and the operating system's FS), scan.go (Scan, the reader Open shares with `simrun
-// check`, which reads logs without changing them), lock_unix.go and lock_other.go (the writer
-// lock).
+// seam, the operating system's FS, and what a file may offer besides: Sizer, LineRoom), scan.go
+// (Scan, the reader Open shares with `simrun check`, which reads logs without changing them),
+// lock_unix.go and lock_other.go (the writer lock).
 package filestore
 
 import (
