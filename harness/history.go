@@ -44,24 +44,40 @@ func ValidateHistory(events []Event) (*ValidatedHistory, error) {
 // since h was read from it (a file store reopening it after a restart). A nil h is the empty log:
 // Extend is ValidateHistory then. h is unchanged; the first refusal is the error.
 func (h *ValidatedHistory) Extend(more []Event) (*ValidatedHistory, error) {
-	var (
-		known []Event
-		state Validator
-	)
 	if len(more) == 0 {
 		return h, nil // it never changes: the same history serves (nil for an empty log)
 	}
-	if h != nil {
-		known, state = h.events, h.state.clone()
-	}
+	state := h.Validator()
 	for _, e := range more {
 		if err := state.Append(e); err != nil {
 			return nil, err
 		}
 	}
-	var events []Event
-	if n := len(known) + len(more); n > 0 {
-		events = append(append(make([]Event, 0, n+historyRoom), known...), more...)
+	known := h.Events()
+	events := append(append(make([]Event, 0, len(known)+len(more)+historyRoom), known...), more...)
+	return &ValidatedHistory{events: events, state: state}, nil
+}
+
+// ExtendJSONLShared is Extend(DecodeJSONLShared(data)): the history h followed by the events of
+// the JSON Lines data, validated, or the first error, the decoder's or the invariant layer's. The
+// events are decoded straight into the history's own array (after a copy of h's), where Extend
+// of a decoded log copied them out of the decoder's slice, which a file store reopening a log
+// then dropped: one slice a reopen, not two. Like DecodeJSONLShared's, the events' strings are
+// substrings of data, which must never change afterwards (the store's own read buffer).
+func (h *ValidatedHistory) ExtendJSONLShared(data []byte) (*ValidatedHistory, error) {
+	known := h.Events() // clipped: the events decode into a new array, with room past them
+	events, err := decodeJSONLAppend(known, data, true, nil, historyRoom)
+	if err != nil {
+		return nil, err
+	}
+	if len(events) == len(known) {
+		return h, nil // nothing gained: Extend of no events
+	}
+	state := h.Validator()
+	for _, e := range events[len(known):] {
+		if err := state.Append(e); err != nil {
+			return nil, err
+		}
 	}
 	return &ValidatedHistory{events: events, state: state}, nil
 }

@@ -24,7 +24,10 @@ type JSONLDecoder struct {
 // copied out of one, before it decodes again.
 func (d *JSONLDecoder) DecodeShared(data []byte) ([]Event, error) {
 	d.slabs.reset()
-	events, err := decodeJSONLInto(data, true, &d.events, &d.slabs)
+	events, err := decodeJSONLAppend(d.events[:0], data, true, &d.slabs, 0)
+	if err == nil && cap(events) > cap(d.events) {
+		d.events = events[:0] // grown: the next log is decoded into this array
+	}
 	return events, err
 }
 

@@ -70,9 +70,10 @@ type diskHandle struct {
 }
 
 var (
-	_ filestore.FS    = (*disk)(nil)
-	_ filestore.File  = (*diskHandle)(nil)
-	_ filestore.Sizer = (*diskHandle)(nil)
+	_ filestore.FS       = (*disk)(nil)
+	_ filestore.File     = (*diskHandle)(nil)
+	_ filestore.Sizer    = (*diskHandle)(nil)
+	_ filestore.LineRoom = (*diskHandle)(nil)
 )
 
 func newDisk() *disk {
@@ -204,12 +205,43 @@ func (h *diskHandle) Write(p []byte) (int, error) {
 	if d := h.disk; d.armed != nil {
 		crash := *d.armed
 		d.armed = nil
-		h.file.written = append(h.file.written, p[:writtenBytes(crash.Written, len(p))]...)
+		h.file.append(p[:writtenBytes(crash.Written, len(p))])
 		d.die(crash)
 		panic("sim: invariant: the process went on after dying inside a write")
 	}
-	h.file.written = append(h.file.written, p...)
+	h.file.append(p)
 	return len(p), nil
+}
+
+// Room is the written bytes' free capacity past their end, grown to at least n bytes: the store
+// encodes its next line there, and Write finds it in place. Only a write ever fills that room,
+// so the store lends nothing another reader holds (the synced bytes end before it).
+func (h *diskHandle) Room(n int) []byte {
+	if h.closed {
+		return nil // the store's own allocation, then; its Write fails on the closed handle
+	}
+	f := h.file
+	if cap(f.written)-len(f.written) < n {
+		f.grow(n)
+	}
+	return f.written[len(f.written):len(f.written)]
+}
+
+// grow makes room for n more written bytes, as an append of them would: apart from Room, which
+// runs at every append, deep in the agent's stack.
+//
+//go:noinline
+func (f *diskFile) grow(n int) { f.written = slices.Grow(f.written, n) }
+
+// append appends p to the written bytes; a p already in place past them (Room's) only extends
+// them, without copying p onto itself.
+func (f *diskFile) append(p []byte) {
+	w := f.written
+	if len(p) > 0 && len(w)+len(p) <= cap(w) && &w[:len(w)+1][len(w)] == &p[0] {
+		f.written = w[:len(w)+len(p)]
+		return
+	}
+	f.written = append(w, p...)
 }
 
 // writtenBytes is how many of n bytes a write that a crash cuts short leaves written.

@@ -69,6 +69,18 @@ type Sizer interface {
 	Size() (int64, error)
 }
 
+// LineRoom is a File that lends a store the free room past its end to encode its next line in,
+// where Write then finds the line already in place: the simulator's disk, a byte slice, to which
+// a store's own line buffer was one allocation a store more and every line one copy more.
+// Optional; the operating system's files do not have it.
+type LineRoom interface {
+	// Room returns an empty slice with room for at least n bytes, in the file's own memory past
+	// its end: bytes the file holds nothing in. A Write of a line appended to it (within its
+	// capacity) before any other change to the file takes the line where it is; nothing else
+	// may be written into it.
+	Room(n int) []byte
+}
+
 // osFile is an *os.File with the platform's advisory lock (lock_unix.go, lock_other.go).
 type osFile struct{ *os.File }
 

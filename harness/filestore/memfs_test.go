@@ -2,6 +2,7 @@ package filestore_test
 
 import (
 	"io"
+	"slices"
 
 	"github.com/turnsim/turnsim/harness/filestore"
 )
@@ -9,7 +10,12 @@ import (
 // memFS is a file system in memory: enough of filestore.FS for tests that want many quick
 // opens (fuzzing) without a real file and its fsync. It has no durability to model: that is the
 // simulator's disk (sim/disk.go).
-type memFS struct{ files map[string]*memFile }
+type memFS struct {
+	files map[string]*memFile
+	// lendRoom makes its files lend their room past their end (filestore.LineRoom), as the
+	// simulator's disk does, so that a store encodes its lines there.
+	lendRoom bool
+}
 
 type memFile struct {
 	data   []byte
@@ -28,7 +34,19 @@ func (m *memFS) OpenFile(path string) (filestore.File, error) {
 	if m.files[path] == nil {
 		m.files[path] = &memFile{}
 	}
-	return &memHandle{f: m.files[path]}, nil
+	h := &memHandle{f: m.files[path]}
+	if m.lendRoom {
+		return roomHandle{h}, nil
+	}
+	return h, nil
+}
+
+// roomHandle is a memHandle that lends its file's room.
+type roomHandle struct{ *memHandle }
+
+func (h roomHandle) Room(n int) []byte {
+	h.f.data = slices.Grow(h.f.data, n)
+	return h.f.data[len(h.f.data):]
 }
 
 func (m *memFS) SyncDir(string) error { return nil }

@@ -60,12 +60,8 @@ func Scan(path string, data []byte) (events []harness.Event, torn *Torn, err err
 // lines from lines+1. With owned set, data is the store's own read buffer, never changed
 // afterwards: the events' strings share its memory instead of a copy (harness.DecodeJSONLShared).
 func scan(path string, data []byte, from, lines int, owned bool) (events []harness.Event, torn *Torn, err error) {
-	complete := data[from:]
+	complete, torn := completeLines(data, from, lines)
 	line := lines
-	if i := bytes.LastIndexByte(complete, '\n'); i+1 < len(complete) {
-		complete = complete[:i+1]
-		torn = tornLine(data[from+i+1:], line+bytes.Count(complete, []byte{'\n'})+1)
-	}
 	// The usual log decodes as a whole (harness.DecodeJSONL: its text copied once, not line by
 	// line, into a slice sized once); one that does not is decoded again line by line below,
 	// for the error that names the line.
@@ -91,6 +87,17 @@ func scan(path string, data []byte, from, lines int, owned bool) (events []harne
 		events = append(events, e)
 	}
 	return events, torn, nil
+}
+
+// completeLines is data after its first from bytes (complete lines, lines of them) up to its last
+// newline, and the torn line after that newline, if any.
+func completeLines(data []byte, from, lines int) (complete []byte, torn *Torn) {
+	complete = data[from:]
+	if i := bytes.LastIndexByte(complete, '\n'); i+1 < len(complete) {
+		complete = complete[:i+1]
+		torn = tornLine(data[from+i+1:], lines+bytes.Count(complete, []byte{'\n'})+1)
+	}
+	return complete, torn
 }
 
 func tornLine(rest []byte, line int) *Torn {

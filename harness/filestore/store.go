@@ -15,9 +15,9 @@
 //
 // Map: store.go (Open, OpenFS, ReopenFS: a reopen that decodes and validates only what the log
 // gained; Opened.History, the validated log an agent resumes from; Append, Close), fs.go (the FS
-// seam and the operating system's FS), scan.go (Scan, the reader Open shares with `simrun
-// check`, which reads logs without changing them), lock_unix.go and lock_other.go (the writer
-// lock).
+// seam, the operating system's FS, and what a file may offer besides: Sizer, LineRoom), scan.go
+// (Scan, the reader Open shares with `simrun check`, which reads logs without changing them),
+// lock_unix.go and lock_other.go (the writer lock).
 package filestore
 
 import (
@@ -99,8 +99,10 @@ type Store struct {
 	broken error
 	closed bool
 
-	// line is the buffer appends encode into, reused (up to lineBufferMax).
+	// line is the buffer appends encode into, reused (up to lineBufferMax), unless the file lends
+	// its own room: room is the file as a LineRoom then (asked once, not at every append).
 	line []byte
+	room LineRoom
 }
 
 // Open opens the session log at path, on the operating system's file system, for appending,
@@ -151,14 +153,9 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 	if len(prev.read) > 0 && prev.history != nil && bytes.HasPrefix(data, prev.read) {
 		from, known = len(prev.read), prev.history
 	}
-	lines := len(known.Events())
-	more, torn, err := scan(path, data, from, lines, true) // data is read here and never changed
+	history, torn, err := extend(path, data, from, known)
 	if err != nil {
 		return nil, Opened{}, err
-	}
-	history, err := known.Extend(more)
-	if err != nil {
-		return nil, Opened{}, refusal(path, known, more)
 	}
 	size := int64(len(data))
 	if torn != nil {
@@ -177,7 +174,30 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 		}
 	}
 	s := &Store{path: path, file: file, size: size, validator: history.Validator()}
+	s.room, _ = file.(LineRoom)
 	return s, Opened{Events: history.Events(), Torn: torn, read: data[:size:size], history: history}, nil
+}
+
+// extend is known followed by the complete lines of data after its first from bytes (the lines
+// known was read from), validated, and the torn last line. data is the store's own read buffer,
+// never changed: the events' strings share its memory. The usual log decodes and validates in one
+// go, into the history's array (ExtendJSONLShared); one that does not is read again by scan and
+// Extend, whose errors name the line.
+func extend(path string, data []byte, from int, known *harness.ValidatedHistory) (*harness.ValidatedHistory, *Torn, error) {
+	lines := len(known.Events())
+	complete, torn := completeLines(data, from, lines)
+	if history, err := known.ExtendJSONLShared(complete); err == nil {
+		return history, torn, nil
+	}
+	more, torn, err := scan(path, data, from, lines, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	history, err := known.Extend(more)
+	if err != nil {
+		return nil, nil, refusal(path, known, more)
+	}
+	return history, torn, nil
 }
 
 // refusal is the *FormatError for the first of more (the events after known) that the invariant
@@ -241,15 +261,18 @@ func (s *Store) Append(e harness.Event) error {
 	if err := s.validator.Check(e); err != nil {
 		return fmt.Errorf("filestore: append to %s refused: %w", s.path, err)
 	}
-	if s.line == nil {
-		s.line = make([]byte, 0, lineBufferStart)
+	var buffer []byte // the file's room when it lends it, the store's own line buffer otherwise
+	if s.room != nil {
+		buffer = s.room.Room(lineBufferStart)
+	} else if buffer = s.line[:0]; s.line == nil {
+		buffer = make([]byte, 0, lineBufferStart)
 	}
 	one := [1]harness.Event{e}
-	line, err := harness.AppendJSONL(s.line[:0], one[:]) // EncodeEvent's line and its newline
+	line, err := harness.AppendJSONL(buffer, one[:]) // EncodeEvent's line and its newline
 	if err != nil {
 		return fmt.Errorf("filestore: append to %s: %w", s.path, err)
 	}
-	if cap(line) <= lineBufferMax {
+	if s.room == nil && cap(line) <= lineBufferMax {
 		s.line = line // the next append encodes into it: one buffer a store, not one a line
 	}
 	if bytes.IndexByte(line[:len(line)-1], '\n') >= 0 {
