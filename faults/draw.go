@@ -122,9 +122,13 @@ type drawer struct {
 // rng.Intn(i+1) by that algorithm too (Intn through Int31n): the draw modulo the bound, unless
 // it lies past the bound's last whole run of values. (For a power of two Int31n masks, which
 // for a draw in [0, 1<<31) is the same as the modulo, and no draw lies past the bound.) perm
-// does it inline, 20 times an answer, with the bound from a table (intnBounds): rand.Intn's two
-// calls and its checks were about 6,000 instructions a plan, a drawer method of its own that
-// divided to find the bound about 5,000.
+// does it inline, 20 times an answer: rand.Intn's two calls and its checks were about 6,000
+// instructions a plan, a drawer method of its own that divided to find the bound about 5,000.
+//
+// A bound's last partial run is shorter than the bound, and no bound is more than n: a draw
+// below 1<<31 - n lies before every step's run, and only a draw in the top n values (about one
+// in 100 million) goes on to intnRejecting. Looking each bound's run up in a table, with its
+// checks, was about 2,000 instructions a plan.
 func (d *drawer) perm(n int) []int {
 	var m []int
 	if n <= len(d.order) {
@@ -132,9 +136,14 @@ func (d *drawer) perm(n int) []int {
 	} else {
 		m = make([]int, n)
 	}
+	partialRuns := uint32(1<<31) - uint32(n) // no step's partial run starts before it
 	if d.rng.rng != nil {
-		for i := range n {
-			swapIn(m, i, d.boundedDraw(uint32(i+1), uint32(d.rng.rng.Int63()>>32)))
+		for i := range m {
+			v := uint32(d.rng.rng.Int63() >> 32) // Int31: in [0, 1<<31)
+			if v >= partialRuns {
+				v = d.intnRejecting(uint32(i+1), v)
+			}
+			swapIn(m, i, v%uint32(i+1))
 		}
 		return m
 	}
@@ -142,10 +151,10 @@ func (d *drawer) perm(n int) []int {
 	// its draw inlines: through source.Int63, a call a step, 280 times a plan, and with the
 	// state in memory, a step was about 20 instructions more.
 	own := d.rng.own
-	for i := range n {
+	for i := range m {
 		bound := uint32(i + 1)
 		v := uint32(own.Int63() >> 32) // Int31: in [0, 1<<31)
-		if int(bound) >= len(intnBounds) || v > intnBounds[bound] {
+		if v >= partialRuns {
 			d.rng.own = own
 			v = d.intnRejecting(bound, v)
 			own = d.rng.own
@@ -156,23 +165,15 @@ func (d *drawer) perm(n int) []int {
 	return m
 }
 
-// boundedDraw finishes perm's Int31n(bound) from its first draw v: v itself unless it lies past
-// the bound's last whole run of values.
-func (d *drawer) boundedDraw(bound, v uint32) uint32 {
-	if int(bound) >= len(intnBounds) || v > intnBounds[bound] {
-		v = d.intnRejecting(bound, v)
-	}
-	return v % bound
-}
-
 // swapIn is a step of rand.Perm's inside-out shuffle: i takes place j, whose element moves to i.
 func swapIn(m []int, i int, j uint32) {
 	m[i] = m[j]
 	m[j] = i
 }
 
-// intnRejecting finishes perm's Int31n(n) for a bound past the table or a first draw v past the
-// bound: it draws again while the draw lies in the last, partial run of n values.
+// intnRejecting finishes perm's Int31n(n) for a first draw v near the top of [0, 1<<31): it
+// draws again while the draw lies in the last, partial run of n values (none, for a power of
+// two).
 func (d *drawer) intnRejecting(n, v uint32) uint32 {
 	highest := uint32((1 << 31) - 1 - (1<<31)%n)
 	for v > highest {
@@ -180,16 +181,6 @@ func (d *drawer) intnRejecting(n, v uint32) uint32 {
 	}
 	return v
 }
-
-// intnBounds[n] is Int31n's rejection bound for n: the largest value a draw may take, the end
-// of the last whole run of n values in [0, 1<<31) (all of them, for a power of two). Enough of
-// them for perm's bounds, 1 to faultCount.
-var intnBounds = func() (bounds [faultCount + 1]uint32) {
-	for n := 1; n < len(bounds); n++ {
-		bounds[n] = uint32((1 << 31) - 1 - (1<<31)%uint32(n))
-	}
-	return bounds
-}()
 
 // on reports whether fault strikes at this opportunity.
 func (d *drawer) on(fault string) bool {
