@@ -80,9 +80,20 @@ func drawSwarm(rng *source, allowed []string, rates *swarmRates) Swarm {
 	// of the default mix's seeds (the map then grows once). Room for all of them was twice the
 	// memory, 1.8 KB a seed.
 	swarm := make(Swarm, len(at)*2/3)
-	for _, i := range at {
-		if rng.Float64() < 0.5 {
-			rates.switchOn(swarm, i, drawRate(rng))
+	if rng.rng == nil {
+		// From the drawer's own SplitMix64 directly, its draws inlined (as in drawAnswer): a
+		// call to source.Float64 for each was about 600 instructions a plan.
+		own := &rng.own
+		for _, i := range at {
+			if own.Float64() < 0.5 {
+				rates.switchOn(swarm, i, rateOf(own.Float64()))
+			}
+		}
+	} else {
+		for _, i := range at {
+			if rng.Float64() < 0.5 {
+				rates.switchOn(swarm, i, drawRate(rng))
+			}
 		}
 	}
 	if len(swarm) == 0 && len(at) > 0 {
@@ -92,7 +103,11 @@ func drawSwarm(rng *source, allowed []string, rates *swarmRates) Swarm {
 	return swarm
 }
 
-func drawRate(rng *source) float64 { return math.Round((0.05+0.45*rng.Float64())*100) / 100 }
+// drawRate draws a fault's rate, in [0.05, 0.5] to the hundredth.
+func drawRate(rng *source) float64 { return rateOf(rng.Float64()) }
+
+// rateOf is the rate drawRate draws from f, a draw in [0, 1).
+func rateOf(f float64) float64 { return math.Round((0.05+0.45*f)*100) / 100 }
 
 // drawer holds what DrawPlan needs while it draws.
 type drawer struct {
