@@ -19,6 +19,14 @@ func (r *Rand) Seed(seed int64) { r.src.state = uint64(seed) }
 // Int63 is (*rand.Rand).Int63: the top 63 bits of the source's next value.
 func (r *Rand) Int63() int64 { return r.src.Int63() }
 
+// Int63Next is Int63 for a Rand held in a local variable by a hot loop: the Rand after the draw,
+// and the value drawn. A pointer method (Int63 itself) takes the variable's address, which
+// keeps it in memory even once inlined: a load and a store on every draw's dependency chain.
+func (r Rand) Int63Next() (Rand, int64) {
+	v := r.src.Int63()
+	return r, v
+}
+
 // Float64 is (*rand.Rand).Float64: Int63 scaled to [0, 1), drawn again in the rare case that
 // the division rounds up to 1.
 func (r *Rand) Float64() float64 {
