@@ -82,7 +82,7 @@ func drawSwarm(rng *source, allowed []string, rates *swarmRates) Swarm {
 	swarm := make(Swarm, len(at)*2/3)
 	if rng.rng == nil {
 		// From the drawer's own SplitMix64 directly, its draws inlined (as in drawAnswer): a
-		// call to source.Float64 for each was about 600 instructions a plan.
+		// call to source.Float64 for each was about 1,000 instructions a plan.
 		own := &rng.own
 		for _, i := range at {
 			if own.Float64() < 0.5 {
