@@ -80,9 +80,20 @@ func drawSwarm(rng *source, allowed []string, rates *swarmRates) Swarm {
 	// of the default mix's seeds (the map then grows once). Room for all of them was twice the
 	// memory, 1.8 KB a seed.
 	swarm := make(Swarm, len(at)*2/3)
-	for _, i := range at {
-		if rng.Float64() < 0.5 {
-			rates.switchOn(swarm, i, drawRate(rng))
+	if rng.rng == nil {
+		// From the drawer's own SplitMix64 directly, its draws inlined (as in drawAnswer): a
+		// call to source.Float64 for each was about 1,000 instructions a plan.
+		own := &rng.own
+		for _, i := range at {
+			if own.Float64() < 0.5 {
+				rates.switchOn(swarm, i, rateOf(own.Float64()))
+			}
+		}
+	} else {
+		for _, i := range at {
+			if rng.Float64() < 0.5 {
+				rates.switchOn(swarm, i, drawRate(rng))
+			}
 		}
 	}
 	if len(swarm) == 0 && len(at) > 0 {
@@ -92,7 +103,11 @@ func drawSwarm(rng *source, allowed []string, rates *swarmRates) Swarm {
 	return swarm
 }
 
-func drawRate(rng *source) float64 { return math.Round((0.05+0.45*rng.Float64())*100) / 100 }
+// drawRate draws a fault's rate, in [0.05, 0.5] to the hundredth.
+func drawRate(rng *source) float64 { return rateOf(rng.Float64()) }
+
+// rateOf is the rate drawRate draws from f, a draw in [0, 1).
+func rateOf(f float64) float64 { return math.Round((0.05+0.45*f)*100) / 100 }
 
 // drawer holds what DrawPlan needs while it draws.
 type drawer struct {
@@ -104,8 +119,9 @@ type drawer struct {
 	// order is drawAnswer's shuffle of providerFaults, reused from answer to answer: an array
 	// with room for every fault, on the stack with the drawer.
 	order [faultCount]int
-	// answersLeft counts the answers still to draw, the one being drawn included; fails is
-	// room for their failures (newFail).
+	// answersLeft counts the answers still to draw, the one being drawn included, which sizes
+	// the room made for their failures and tool calls; fails is room for their failures
+	// (newFail).
 	answersLeft int
 	fails       []Fail
 	// calls and callFaults are room for the plan's tool calls and the faults that shape them
@@ -122,9 +138,13 @@ type drawer struct {
 // rng.Intn(i+1) by that algorithm too (Intn through Int31n): the draw modulo the bound, unless
 // it lies past the bound's last whole run of values. (For a power of two Int31n masks, which
 // for a draw in [0, 1<<31) is the same as the modulo, and no draw lies past the bound.) perm
-// does it inline, 20 times an answer, with the bound from a table (intnBounds): rand.Intn's two
-// calls and its checks were about 6,000 instructions a plan, a drawer method of its own that
-// divided to find the bound about 5,000.
+// does it inline, 20 times an answer: rand.Intn's two calls and its checks were about 6,000
+// instructions a plan, a drawer method of its own that divided to find the bound about 5,000.
+//
+// A bound's last partial run is shorter than the bound, and no bound is more than n: a draw
+// below 1<<31 - n lies before every step's run, and only a draw in the top n values (about one
+// in 100 million) goes on to intnRejecting. Looking each bound's run up in a table, with its
+// checks, was about 2,800 instructions a plan.
 func (d *drawer) perm(n int) []int {
 	var m []int
 	if n <= len(d.order) {
@@ -132,37 +152,39 @@ func (d *drawer) perm(n int) []int {
 	} else {
 		m = make([]int, n)
 	}
+	partialRuns := uint32(1<<31) - uint32(n) // no step's partial run starts before it
 	if d.rng.rng != nil {
-		for i := range n {
-			swapIn(m, i, d.boundedDraw(uint32(i+1), uint32(d.rng.rng.Int63()>>32)))
+		for i := range m {
+			v := uint32(d.rng.rng.Int63() >> 32) // Int31: in [0, 1<<31)
+			if v >= partialRuns {
+				v = d.intnRejecting(uint32(i+1), v)
+			}
+			swapIn(m, i, v%uint32(i+1))
 		}
 		return m
 	}
 	// The drawer's own SplitMix64, copied to a local so that its state stays in a register and
 	// its draw inlines: through source.Int63, a call a step, 280 times a plan, and with the
-	// state in memory, a step was about 20 instructions more.
+	// state in memory, a step was about 20 instructions more. Int63Next, not Int63, keeps it
+	// there (a pointer method kept it in memory, a store and a load a step), and counting the
+	// bounds rather than the places lets the compiler drop the swap's bounds checks: together
+	// about 750 instructions a plan.
 	own := d.rng.own
-	for i := range n {
-		bound := uint32(i + 1)
-		v := uint32(own.Int63() >> 32) // Int31: in [0, 1<<31)
-		if int(bound) >= len(intnBounds) || v > intnBounds[bound] {
+	for bound := uint32(1); int(bound) <= len(m); bound++ {
+		var x int64
+		own, x = own.Int63Next()
+		v := uint32(x >> 32) // Int31: in [0, 1<<31)
+		if v >= partialRuns {
 			d.rng.own = own
 			v = d.intnRejecting(bound, v)
 			own = d.rng.own
 		}
-		swapIn(m, i, v%bound)
+		j := v % bound
+		m[bound-1] = m[j]
+		m[j] = int(bound - 1)
 	}
 	d.rng.own = own
 	return m
-}
-
-// boundedDraw finishes perm's Int31n(bound) from its first draw v: v itself unless it lies past
-// the bound's last whole run of values.
-func (d *drawer) boundedDraw(bound, v uint32) uint32 {
-	if int(bound) >= len(intnBounds) || v > intnBounds[bound] {
-		v = d.intnRejecting(bound, v)
-	}
-	return v % bound
 }
 
 // swapIn is a step of rand.Perm's inside-out shuffle: i takes place j, whose element moves to i.
@@ -171,8 +193,9 @@ func swapIn(m []int, i int, j uint32) {
 	m[j] = i
 }
 
-// intnRejecting finishes perm's Int31n(n) for a bound past the table or a first draw v past the
-// bound: it draws again while the draw lies in the last, partial run of n values.
+// intnRejecting finishes perm's Int31n(n) for a first draw v near the top of [0, 1<<31): it
+// draws again while the draw lies in the last, partial run of n values (none, for a power of
+// two).
 func (d *drawer) intnRejecting(n, v uint32) uint32 {
 	highest := uint32((1 << 31) - 1 - (1<<31)%n)
 	for v > highest {
@@ -180,16 +203,6 @@ func (d *drawer) intnRejecting(n, v uint32) uint32 {
 	}
 	return v
 }
-
-// intnBounds[n] is Int31n's rejection bound for n: the largest value a draw may take, the end
-// of the last whole run of n values in [0, 1<<31) (all of them, for a power of two). Enough of
-// them for perm's bounds, 1 to faultCount.
-var intnBounds = func() (bounds [faultCount + 1]uint32) {
-	for n := 1; n < len(bounds); n++ {
-		bounds[n] = uint32((1 << 31) - 1 - (1<<31)%uint32(n))
-	}
-	return bounds
-}()
 
 // on reports whether fault strikes at this opportunity.
 func (d *drawer) on(fault string) bool {
@@ -502,18 +515,19 @@ func (d *drawer) drawCall() Call {
 // newCalls is an empty slice with room for n calls, cut from d.calls: a plan's tool calls
 // share one or two arrays instead of an answer growing its own one call at a time (about 2.5
 // allocations a plan). Its capacity is n, so an append to it never writes into another's calls.
+//
+// d.calls is made, when too short, with room for two fifths of a call for each answer still to
+// draw (the one being drawn included): a plan of the default mix has about 0.38 calls an answer.
+// Room for eight at a time, whatever was left to draw, was about 290 bytes a plan of room never
+// used; this is about 80, for 0.4 allocations a plan more (11.5 to 11.9).
 func (d *drawer) newCalls(n int) []Call {
 	if len(d.calls) < n {
-		d.calls = make([]Call, max(n, callsBuffered))
+		d.calls = make([]Call, max(n, (d.answersLeft*2+4)/5))
 	}
 	calls := d.calls[:0:n]
 	d.calls = d.calls[n:]
 	return calls
 }
-
-// callsBuffered is how many calls d.calls makes room for at a time: a plan of the default mix
-// has about five.
-const callsBuffered = 8
 
 // keepFaults copies a call's faults into d.callFaults (nil if there are none): a plan's calls
 // share one array of fault names instead of each call growing its own. Capacity as newCalls.

@@ -43,7 +43,8 @@ func (s *scriptedSource) Int63() int64 {
 func (s *scriptedSource) Seed(int64) {}
 
 // perm rejects the draws rand.Perm rejects (those in the last, partial run of a bound's values)
-// and draws again, as many times, for bounds in intnBounds and past it.
+// and draws again, as many times, for every bound up to 59: a draw in the top values of [0, 1<<31)
+// (intnRejecting), rejected or kept, and a draw below them.
 func TestPermRejectsAsRandPerm(t *testing.T) {
 	top := int64(1<<31-1) << 32 // Int31: 1<<31 - 1, past every bound that is not a power of two
 	values := []int64{top, 5 << 32, top, top, 1 << 40, top - 1<<32, 7 << 32}

@@ -19,6 +19,14 @@ func (r *Rand) Seed(seed int64) { r.src.state = uint64(seed) }
 // Int63 is (*rand.Rand).Int63: the top 63 bits of the source's next value.
 func (r *Rand) Int63() int64 { return r.src.Int63() }
 
+// Int63Next is Int63 for a Rand held in a local variable by a hot loop: the Rand after the draw,
+// and the value drawn. A pointer method (Int63 itself) takes the variable's address, which
+// keeps it in memory even once inlined: a load and a store on every draw's dependency chain.
+func (r Rand) Int63Next() (Rand, int64) {
+	v := r.src.Int63()
+	return r, v
+}
+
 // Float64 is (*rand.Rand).Float64: Int63 scaled to [0, 1), drawn again in the rare case that
 // the division rounds up to 1.
 func (r *Rand) Float64() float64 {
@@ -31,6 +39,10 @@ func (r *Rand) Float64() float64 {
 
 // Int63n is (*rand.Rand).Int63n: a mask for a power of two; otherwise Int63 modulo n, drawn
 // again while the draw lies in the last, partial run of n values. It panics if n <= 0.
+//
+// That run is shorter than n, so a draw below 1<<63 - n lies before it: only a draw in the top
+// n values works out where the run starts (int63nRejecting). math/rand works it out for every
+// draw, a 64-bit division; the drawer asks for about 60 bounded values a plan.
 func (r *Rand) Int63n(n int64) int64 {
 	if n <= 0 {
 		panic("invalid argument to Int63n")
@@ -38,16 +50,26 @@ func (r *Rand) Int63n(n int64) int64 {
 	if n&(n-1) == 0 {
 		return r.Int63() & (n - 1)
 	}
-	highest := int64((1 << 63) - 1 - (1<<63)%uint64(n))
 	v := r.Int63()
-	for v > highest {
-		v = r.Int63()
+	if v >= (1<<63-1)-n+1 {
+		v = r.int63nRejecting(n, v)
 	}
 	return v % n
 }
 
-// Int31n is (*rand.Rand).Int31n: Int63n's algorithm on Int31, the top 31 bits of Int63. It
-// panics if n <= 0.
+// int63nRejecting finishes Int63n(n) from a first draw v in the top n values: it draws again
+// while the draw lies in the last, partial run of n values, as math/rand does.
+func (r *Rand) int63nRejecting(n, v int64) int64 {
+	highest := int64((1 << 63) - 1 - (1<<63)%uint64(n))
+	for v > highest {
+		v = r.Int63()
+	}
+	return v
+}
+
+// Int31n is (*rand.Rand).Int31n: Int63n's algorithm on Int31, the top 31 bits of Int63, with
+// its shortcut (a draw below 1<<31 - n is kept without working out the partial run). It panics
+// if n <= 0.
 func (r *Rand) Int31n(n int32) int32 {
 	if n <= 0 {
 		panic("invalid argument to Int31n")
@@ -55,12 +77,20 @@ func (r *Rand) Int31n(n int32) int32 {
 	if n&(n-1) == 0 {
 		return int32(r.Int63()>>32) & (n - 1)
 	}
-	highest := int32((1 << 31) - 1 - (1<<31)%uint32(n))
 	v := int32(r.Int63() >> 32)
+	if v >= (1<<31-1)-n+1 {
+		v = r.int31nRejecting(n, v)
+	}
+	return v % n
+}
+
+// int31nRejecting is int63nRejecting for Int31n.
+func (r *Rand) int31nRejecting(n, v int32) int32 {
+	highest := int32((1 << 31) - 1 - (1<<31)%uint32(n))
 	for v > highest {
 		v = int32(r.Int63() >> 32)
 	}
-	return v % n
+	return v
 }
 
 // Intn is (*rand.Rand).Intn: Int31n for an n that fits in 31 bits, Int63n past it. It panics
