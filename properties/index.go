@@ -26,6 +26,9 @@ type index struct {
 	brokenAtMs int64
 	// clearCount counts the log's inbox/clear events (by their data).
 	clearCount int
+	// repeats is whether a turn or step number was started twice (a broken log): then the turn
+	// list, or a turn's steps, name one turn or step more than once (resolveRepeats).
+	repeats bool
 	// found is Check's collector of violations, for one property after another.
 	found violations
 	// runs is runsByCall's answer, worked out on its first call (runsKnown).
@@ -191,10 +194,12 @@ func (x *index) turn(n int) *turnIndex {
 func (x *index) resolveRepeats() {
 	for i, t := range x.turnList {
 		x.turnList[i] = x.turn(t.number)
+		x.repeats = x.repeats || x.turnList[i] != t
 	}
 	for _, t := range x.turnList {
 		for i, ref := range t.steps {
 			t.steps[i].step = x.stepOf(t, ref.number)
+			x.repeats = x.repeats || t.steps[i].step != ref.step
 		}
 	}
 }

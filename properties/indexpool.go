@@ -45,7 +45,7 @@ func (x *index) release() {
 	x.run = Run{}
 	x.turnList, x.turnsByNumber, x.turnsElsewhere = nil, nil, nil
 	x.retries, x.started = nil, nil
-	x.brokenAtMs, x.clearCount = 0, 0
+	x.brokenAtMs, x.clearCount, x.repeats = 0, 0, false
 	x.found = violations{}
 	x.runs, x.runsKnown = nil, false
 	indexPool.Put(x)
