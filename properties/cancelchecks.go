@@ -17,8 +17,8 @@ func checkClearedNeverSent(x *index, v *violations) {
 	// they are searched, not mapped.
 	var clearsArray, usersArray [16]int
 	clears, users := clearsArray[:0], usersArray[:0]
-	for i, e := range x.run.Log {
-		switch e.Data.(type) {
+	for i := range x.run.Log {
+		switch x.run.Log[i].Data.(type) {
 		case harness.InboxClear:
 			clears = append(clears, i)
 		case harness.UserMessage:

@@ -36,7 +36,8 @@ func checkConversationWellFormed(x *index, v *violations) {
 	waiting, answered := waitingArray[:0], answeredArray[:0]
 	for _, r := range x.run.Trace.Requests {
 		waiting, answered = waiting[:0], answered[:0]
-		for i, m := range r.Messages {
+		for i := range r.Messages {
+			m := &r.Messages[i] // not a copy of each entry
 			switch m.Role {
 			case harness.RoleAssistant:
 				for _, id := range m.CallIDs {

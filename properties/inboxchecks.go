@@ -94,7 +94,7 @@ func checkInboxReplays(x *index, v *violations) {
 	var turn, step, nextTurnClaims int
 	owed := owedArray[:0] // the next-step lane when the step started: all of it is the step's to claim
 	// closeClaims ends a step's claims; it is called only while claimsOpen.
-	closeClaims := func(e harness.Event) {
+	closeClaims := func(e *harness.Event) {
 		left := 0
 		for _, id := range owed {
 			if slices.Contains(b.lanes[1], id) {
@@ -107,7 +107,8 @@ func checkInboxReplays(x *index, v *violations) {
 		}
 		claimsOpen = false
 	}
-	for _, e := range x.run.Log {
+	for i := range x.run.Log { // by index: a copy of each event cost more than the switches
+		e := &x.run.Log[i]
 		if claimsOpen { // else there is nothing to close: no need to look at the event twice
 			switch e.Data.(type) {
 			case harness.InboxClaim, harness.UserMessage, harness.InboxPush:
@@ -232,7 +233,8 @@ func (x *index) closeRefusedAt(n int) (int64, bool) {
 func (x *index) pendingAt(seq int64) int {
 	var nextTurn, nextStep [16]string
 	lanes := [2][]string{nextTurn[:0], nextStep[:0]}
-	for _, e := range x.run.Log {
+	for i := range x.run.Log {
+		e := &x.run.Log[i]
 		if e.Seq >= seq {
 			break
 		}
@@ -262,7 +264,8 @@ func (x *index) pendingAt(seq int64) int {
 // log order; ok is false if there is none. (Its callers ask whether one woke the agent, and
 // which to blame: never for the list of them.)
 func (x *index) firstWakingPush(after, before int64) (seq int64, ok bool) {
-	for _, e := range x.run.Log {
+	for i := range x.run.Log {
+		e := &x.run.Log[i]
 		if e.Seq <= after || e.Seq >= before {
 			continue
 		}
@@ -317,8 +320,8 @@ func checkWakeJustified(x *index, v *violations) {
 
 // claimedIn reports whether turn n took any message from the inbox.
 func (x *index) claimedIn(n int) bool {
-	for _, e := range x.run.Log {
-		if c, ok := e.Data.(harness.InboxClaim); ok && c.Turn == n {
+	for i := range x.run.Log {
+		if c, ok := x.run.Log[i].Data.(harness.InboxClaim); ok && c.Turn == n {
 			return true
 		}
 	}

@@ -95,7 +95,11 @@ func checkInboxClearExact(x *index, v *violations) {
 			v.add(c.SeqAt, c.AtMs, "the %s cancel without keepInbox at +%.3fs left %d of %d queued message(s) uncleared (%v), and the store refused no inbox/clear for them", c.Kind, float64(c.AtMs)/1000, missing, len(queued), slices.Clone(queued))
 		}
 	}
-	for _, e := range x.run.Log {
+	if x.clearCount == 0 {
+		return // no inbox/clear to explain (most runs): no need to walk the log for one
+	}
+	for i := range x.run.Log {
+		e := &x.run.Log[i]
 		if e.Type == harness.TypeInboxClear && !slices.Contains(explained, e.Seq) {
 			d := e.Data.(harness.InboxClear)
 			v.add(e.Seq, e.Time, "inbox/clear of %s (%s lane) follows no cancel without keepInbox: %s", d.MessageID, d.Lane, x.cancelsAtSeq(e.Seq))
