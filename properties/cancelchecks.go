@@ -17,8 +17,9 @@ func checkClearedNeverSent(x *index, v *violations) {
 	// they are searched, not mapped.
 	var clearsArray, usersArray [16]int
 	clears, users := clearsArray[:0], usersArray[:0]
-	for i := range x.run.Log {
-		switch x.run.Log[i].Data.(type) {
+	log := x.run.Log
+	for i := range log {
+		switch log[i].Data.(type) {
 		case harness.InboxClear:
 			clears = append(clears, i)
 		case harness.UserMessage:

@@ -18,9 +18,10 @@ import (
 // which a replay to a later seqAt carries on. From index 0 and an empty queue, it is the queue
 // once the first seqAt events of the log were written.
 func (x *index) replayQueue(queued []string, from int, seqAt int64) ([]string, int) {
+	log := x.run.Log
 	i := from
-	for ; i < len(x.run.Log); i++ {
-		e := &x.run.Log[i]
+	for ; i < len(log); i++ {
+		e := &log[i]
 		if e.Seq > seqAt {
 			break
 		}
@@ -98,8 +99,9 @@ func checkInboxClearExact(x *index, v *violations) {
 	if x.clearCount == 0 {
 		return // no inbox/clear to explain (most runs): no need to walk the log for one
 	}
-	for i := range x.run.Log {
-		e := &x.run.Log[i]
+	log := x.run.Log
+	for i := range log {
+		e := &log[i]
 		if e.Type == harness.TypeInboxClear && !slices.Contains(explained, e.Seq) {
 			d := e.Data.(harness.InboxClear)
 			v.add(e.Seq, e.Time, "inbox/clear of %s (%s lane) follows no cancel without keepInbox: %s", d.MessageID, d.Lane, x.cancelsAtSeq(e.Seq))

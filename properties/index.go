@@ -90,8 +90,9 @@ func newIndex(r *Run) *index {
 	// The turns and steps are allocated together, two slices counted first, not one by one; so
 	// are the retries and their starts. A turn's end and a step's answer live in them.
 	turnCount, stepCount, retryCount, startedCount, callCount, resultCount := 0, 0, 0, 0, 0, 0
-	for i := range r.Log { // by index: a copy of each event cost more than the switch
-		switch r.Log[i].Data.(type) {
+	log := r.Log         // in a local, not reloaded through r at every event
+	for i := range log { // by index: a copy of each event cost more than the switch
+		switch log[i].Data.(type) {
 		case harness.TurnStart:
 			turnCount++
 		case harness.StepStart:
@@ -124,8 +125,8 @@ func newIndex(r *Run) *index {
 	if startedCount > 0 {
 		x.started = empty(&b.started, startedCount)
 	}
-	for i := range r.Log {
-		e := &r.Log[i]
+	for i := range log {
+		e := &log[i]
 		switch d := e.Data.(type) {
 		case harness.TurnStart:
 			turns = append(turns, turnIndex{number: d.Turn, startSeq: e.Seq, startMs: e.Time})
