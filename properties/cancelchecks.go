@@ -17,9 +17,8 @@ func checkClearedNeverSent(x *index, v *violations) {
 	// they are searched, not mapped.
 	var clearsArray, usersArray [16]int
 	clears, users := clearsArray[:0], usersArray[:0]
-	log := x.run.Log
-	for i := range log {
-		switch log[i].Data.(type) {
+	for _, i := range x.inbox {
+		switch x.run.Log[i].Data.(type) {
 		case harness.InboxClear:
 			clears = append(clears, i)
 		case harness.UserMessage:

@@ -235,19 +235,19 @@ func (x *index) closeRefusedAt(n int) (int64, bool) {
 // on two lanes of its own, not a fresh inbox and its two maps, since its callers ask only for the
 // count (wake-justified and latched-wake-served, for each turn). A lane other than
 // the two is not counted, so its pushes and removals are skipped. The lanes start on the stack,
-// in arrays that hold a run's few messages.
+// in arrays that hold a run's few messages. Only the log's inbox events (the index's inbox) are
+// replayed: the others change no lane, and they were most of the walk.
 func (x *index) pendingAt(seq int64) int {
 	var nextTurn, nextStep [16]string
 	lanes := [2][]string{nextTurn[:0], nextStep[:0]}
-	log := x.run.Log
-	for i := range log {
-		e := &log[i]
-		if e.Seq >= seq {
+	before := x.logIndexAfter(0, seq-1) // the events before the first whose seq is seq or more
+	for _, i := range x.inbox {
+		if i >= before {
 			break
 		}
 		var lane harness.Lane
 		var id string
-		switch d := e.Data.(type) {
+		switch d := x.run.Log[i].Data.(type) {
 		case harness.InboxPush:
 			if i := laneIndex(d.Lane); i >= 0 {
 				lanes[i] = append(lanes[i], d.MessageID)
@@ -271,9 +271,8 @@ func (x *index) pendingAt(seq int64) int {
 // log order; ok is false if there is none. (Its callers ask whether one woke the agent, and
 // which to blame: never for the list of them.)
 func (x *index) firstWakingPush(after, before int64) (seq int64, ok bool) {
-	log := x.run.Log
-	for i := range log {
-		e := &log[i]
+	for _, i := range x.inbox {
+		e := &x.run.Log[i]
 		if e.Seq <= after || e.Seq >= before {
 			continue
 		}
@@ -328,9 +327,8 @@ func checkWakeJustified(x *index, v *violations) {
 
 // claimedIn reports whether turn n took any message from the inbox.
 func (x *index) claimedIn(n int) bool {
-	log := x.run.Log
-	for i := range log {
-		if c, ok := log[i].Data.(harness.InboxClaim); ok && c.Turn == n {
+	for _, i := range x.inbox {
+		if c, ok := x.run.Log[i].Data.(harness.InboxClaim); ok && c.Turn == n {
 			return true
 		}
 	}

@@ -18,14 +18,15 @@ import (
 // which a replay to a later seqAt carries on. From index 0 and an empty queue, it is the queue
 // once the first seqAt events of the log were written.
 func (x *index) replayQueue(queued []string, from int, seqAt int64) ([]string, int) {
-	log := x.run.Log
-	i := from
-	for ; i < len(log); i++ {
-		e := &log[i]
-		if e.Seq > seqAt {
+	stop := x.logIndexAfter(from, seqAt)
+	for _, i := range x.inbox { // the others change no queue
+		if i < from {
+			continue
+		}
+		if i >= stop {
 			break
 		}
-		switch d := e.Data.(type) {
+		switch d := x.run.Log[i].Data.(type) {
 		case harness.InboxPush:
 			queued = append(queued, d.MessageID)
 		case harness.InboxClaim:
@@ -34,7 +35,7 @@ func (x *index) replayQueue(queued []string, from int, seqAt int64) ([]string, i
 			queued = slices.DeleteFunc(queued, func(id string) bool { return id == d.MessageID })
 		}
 	}
-	return queued, i
+	return queued, stop
 }
 
 // clearsAfter returns the run of inbox/clear events that follows seqAt: a part of the log, for
