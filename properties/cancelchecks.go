@@ -25,21 +25,40 @@ func checkClearedNeverSent(x *index, v *violations) {
 			users = append(users, i)
 		}
 	}
+	// The texts a request must not hold, worked out once for the run rather than for every entry
+	// of every request: each cleared message's whose text no other user/message has.
+	var forbiddenArray [16]clearedText
+	forbidden := forbiddenArray[:0]
+	for _, u := range users {
+		m := x.run.Log[u].Data.(harness.UserMessage).Message
+		if clear, ok := x.lastClearOf(clears, m.ID); ok {
+			if id, only := x.onlyMessageWith(users, m.Text); only {
+				forbidden = append(forbidden, clearedText{m.Text, id, clear})
+			}
+		}
+	}
+	if len(forbidden) == 0 {
+		return // no cleared message can be told by its text
+	}
 	for _, r := range x.run.Trace.Requests {
 		for _, m := range r.Messages {
 			if m.Role != harness.RoleUser {
 				continue
 			}
-			text := m.Text
-			id, ok := x.onlyMessageWith(users, text)
-			if !ok {
-				continue
-			}
-			if clear, ok := x.lastClearOf(clears, id); ok {
-				v.add(clear.Seq, r.StartMs, "message %s (%q) was cleared by a cancel at +%.3fs, yet turn %d step %d attempt %d sent it", id, text, float64(clear.Time)/1000, r.Turn, r.Step, r.Attempt)
+			for _, f := range forbidden {
+				if f.text == m.Text {
+					v.add(f.clear.Seq, r.StartMs, "message %s (%q) was cleared by a cancel at +%.3fs, yet turn %d step %d attempt %d sent it", f.id, f.text, float64(f.clear.Time)/1000, r.Turn, r.Step, r.Attempt)
+				}
 			}
 		}
 	}
+}
+
+// clearedText is a cleared message's text, its id and its last inbox/clear: a request holding
+// the text sent the message.
+type clearedText struct {
+	text, id string
+	clear    harness.Event
 }
 
 // onlyMessageWith returns the id of the one user/message (among the log's events at users) whose
