@@ -96,10 +96,10 @@ func newIndex(r *Run) *index {
 	// The turns and steps are allocated together, two slices counted first, not one by one; so
 	// are the retries and their starts. A turn's end and a step's answer live in them.
 	turnCount, stepCount, retryCount, startedCount, callCount, resultCount, inboxCount := 0, 0, 0, 0, 0, 0, 0
-	log := r.Log // in a local, not reloaded through r at every event
-	x.seqsInOrder = true
+	log := r.Log         // in a local, not reloaded through r at every event
+	inOrder := true      // in a local: a field is stored at every event
 	for i := range log { // by index: a copy of each event cost more than the switch
-		x.seqsInOrder = x.seqsInOrder && log[i].Seq == int64(i+1)
+		inOrder = inOrder && log[i].Seq == int64(i+1)
 		switch log[i].Data.(type) {
 		case harness.UserMessage, harness.InboxPush, harness.InboxClaim:
 			inboxCount++
@@ -120,6 +120,7 @@ func newIndex(r *Run) *index {
 		}
 	}
 	inboxCount += x.clearCount
+	x.seqsInOrder = inOrder
 	// Each turn's steps, and each step's calls and results, are packed in one array of each for
 	// the run (appendPacked), not grown one slice per turn and step.
 	stepRefs := empty(&b.stepRefs, stepCount)
