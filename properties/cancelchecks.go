@@ -95,11 +95,13 @@ func checkNoRetryAfterDispose(x *index, v *violations) {
 		return
 	}
 	requests := x.run.Trace.Requests
-	for _, failed := range requests {
+	for i := range requests {
+		failed := &requests[i] // not a copy of each request, for each request
 		if !failed.Failed || failed.EndMs < 0 || failed.EndMs >= endedAt {
 			continue
 		}
-		for _, next := range requests {
+		for j := range requests {
+			next := &requests[j]
 			if next.Turn == failed.Turn && next.Step == failed.Step && next.Attempt == failed.Attempt+1 && next.StartMs > endedAt {
 				v.add(0, next.StartMs, "turn %d step %d failed at +%.3fs (attempt %d) and the llm-retry plugin was disposed at +%.3fs, yet attempt %d was sent at +%.3fs",
 					failed.Turn, failed.Step, float64(failed.EndMs)/1000, failed.Attempt, float64(endedAt)/1000, next.Attempt, float64(next.StartMs)/1000)

@@ -373,9 +373,9 @@ func checkCancelEndsWait(x *index, v *violations) {
 // counts as before every record.
 func (x *index) failedRequest(turn, step int, atMs, seq int64) (Request, bool) {
 	for i := len(x.run.Trace.Requests) - 1; i >= 0; i-- {
-		r := x.run.Trace.Requests[i]
+		r := &x.run.Trace.Requests[i] // not a copy of each request searched
 		if r.Turn == turn && r.Step == step && r.Failed && r.EndMs == atMs && r.EndSeq < seq {
-			return r, true
+			return *r, true
 		}
 	}
 	return Request{}, false
