@@ -17,29 +17,48 @@ func checkClearedNeverSent(x *index, v *violations) {
 	// they are searched, not mapped.
 	var clearsArray, usersArray [16]int
 	clears, users := clearsArray[:0], usersArray[:0]
-	for i, e := range x.run.Log {
-		switch e.Data.(type) {
+	for _, i := range x.inbox {
+		switch x.run.Log[i].Data.(type) {
 		case harness.InboxClear:
 			clears = append(clears, i)
 		case harness.UserMessage:
 			users = append(users, i)
 		}
 	}
+	// The texts a request must not hold, worked out once for the run rather than for every entry
+	// of every request: each cleared message's whose text no other user/message has.
+	var forbiddenArray [16]clearedText
+	forbidden := forbiddenArray[:0]
+	for _, u := range users {
+		m := x.run.Log[u].Data.(harness.UserMessage).Message
+		if clear, ok := x.lastClearOf(clears, m.ID); ok {
+			if id, only := x.onlyMessageWith(users, m.Text); only {
+				forbidden = append(forbidden, clearedText{m.Text, id, clear})
+			}
+		}
+	}
+	if len(forbidden) == 0 {
+		return // no cleared message can be told by its text
+	}
 	for _, r := range x.run.Trace.Requests {
 		for _, m := range r.Messages {
 			if m.Role != harness.RoleUser {
 				continue
 			}
-			text := m.Text
-			id, ok := x.onlyMessageWith(users, text)
-			if !ok {
-				continue
-			}
-			if clear, ok := x.lastClearOf(clears, id); ok {
-				v.add(clear.Seq, r.StartMs, "message %s (%q) was cleared by a cancel at +%.3fs, yet turn %d step %d attempt %d sent it", id, text, float64(clear.Time)/1000, r.Turn, r.Step, r.Attempt)
+			for _, f := range forbidden {
+				if f.text == m.Text {
+					v.add(f.clear.Seq, r.StartMs, "message %s (%q) was cleared by a cancel at +%.3fs, yet turn %d step %d attempt %d sent it", f.id, f.text, float64(f.clear.Time)/1000, r.Turn, r.Step, r.Attempt)
+				}
 			}
 		}
 	}
+}
+
+// clearedText is a cleared message's text, its id and its last inbox/clear: a request holding
+// the text sent the message.
+type clearedText struct {
+	text, id string
+	clear    harness.Event
 }
 
 // onlyMessageWith returns the id of the one user/message (among the log's events at users) whose
@@ -76,11 +95,13 @@ func checkNoRetryAfterDispose(x *index, v *violations) {
 		return
 	}
 	requests := x.run.Trace.Requests
-	for _, failed := range requests {
+	for i := range requests {
+		failed := &requests[i] // not a copy of each request, for each request
 		if !failed.Failed || failed.EndMs < 0 || failed.EndMs >= endedAt {
 			continue
 		}
-		for _, next := range requests {
+		for j := range requests {
+			next := &requests[j]
 			if next.Turn == failed.Turn && next.Step == failed.Step && next.Attempt == failed.Attempt+1 && next.StartMs > endedAt {
 				v.add(0, next.StartMs, "turn %d step %d failed at +%.3fs (attempt %d) and the llm-retry plugin was disposed at +%.3fs, yet attempt %d was sent at +%.3fs",
 					failed.Turn, failed.Step, float64(failed.EndMs)/1000, failed.Attempt, float64(endedAt)/1000, next.Attempt, float64(next.StartMs)/1000)

@@ -18,7 +18,7 @@ import (
 
 func checkConversationWellFormed(x *index, v *violations) {
 	var reported []string // the ids reported, each once: few, and none in a run that keeps the rule
-	report := func(r Request, callID, format string, args ...any) {
+	report := func(r *Request, callID, format string, args ...any) {
 		if !slices.Contains(reported, callID) {
 			reported = append(reported, callID)
 			v.add(0, r.StartMs, "request of turn %d step %d attempt %d: "+format, append([]any{r.Turn, r.Step, r.Attempt}, args...)...)
@@ -34,9 +34,12 @@ func checkConversationWellFormed(x *index, v *violations) {
 	var waitingArray [16]call
 	var answeredArray [16]string
 	waiting, answered := waitingArray[:0], answeredArray[:0]
-	for _, r := range x.run.Trace.Requests {
+	requests := x.run.Trace.Requests
+	for q := range requests {
+		r := &requests[q] // not a copy of each request
 		waiting, answered = waiting[:0], answered[:0]
-		for i, m := range r.Messages {
+		for i := range r.Messages {
+			m := &r.Messages[i] // not a copy of each entry
 			switch m.Role {
 			case harness.RoleAssistant:
 				for _, id := range m.CallIDs {

@@ -93,28 +93,19 @@ func checkInboxReplays(x *index, v *violations) {
 	claimsOpen := false   // between a step/start and its first event other than a claim or a send
 	var turn, step, nextTurnClaims int
 	owed := owedArray[:0] // the next-step lane when the step started: all of it is the step's to claim
-	// closeClaims ends a step's claims; it is called only while claimsOpen.
-	closeClaims := func(e harness.Event) {
-		left := 0
-		for _, id := range owed {
-			if slices.Contains(b.lanes[1], id) {
-				left++
-			}
-		}
-		// A cancel that came first keeps (or clears) the inbox: nothing is claimed after it.
-		if left > 0 && !x.refusedIn(turn, step, harness.TypeInboxClaim) && !x.cancelledIn(turn, e.Seq) {
-			v.add(e.Seq, e.Time, "turn %d step %d left %d message(s) in the next-step lane unclaimed", turn, step, left)
-		}
-		claimsOpen = false
-	}
-	for _, e := range x.run.Log {
+	// The log in a local, read in place: x.run.Log reloaded and each event copied at every
+	// iteration (and the state shared with a closure, kept in memory) cost more than the checks.
+	log := x.run.Log
+	for i := range log {
+		e := &log[i]
 		if claimsOpen { // else there is nothing to close: no need to look at the event twice
 			switch e.Data.(type) {
 			case harness.InboxClaim, harness.UserMessage, harness.InboxPush:
 				// a send (from an observer called back inside the step, say) may come between a
 				// step's claims: it does not end them
 			default:
-				closeClaims(e)
+				x.closeClaims(v, e, turn, step, owed, b.lanes[1])
+				claimsOpen = false
 			}
 		}
 		switch d := e.Data.(type) {
@@ -165,6 +156,22 @@ func checkInboxReplays(x *index, v *violations) {
 				v.add(e.Seq, e.Time, "turn %d ended %s with %d message(s) waiting in the next-step lane", d.Turn, d.Reason.Kind, len(b.lanes[1]))
 			}
 		}
+	}
+}
+
+// closeClaims ends the claims of turn's step at e, its first event other than a claim or a
+// send: the messages owed (the next-step lane when the step started) still in the next-step
+// lane were left unclaimed.
+func (x *index) closeClaims(v *violations, e *harness.Event, turn, step int, owed, nextStep []string) {
+	left := 0
+	for _, id := range owed {
+		if slices.Contains(nextStep, id) {
+			left++
+		}
+	}
+	// A cancel that came first keeps (or clears) the inbox: nothing is claimed after it.
+	if left > 0 && !x.refusedIn(turn, step, harness.TypeInboxClaim) && !x.cancelledIn(turn, e.Seq) {
+		v.add(e.Seq, e.Time, "turn %d step %d left %d message(s) in the next-step lane unclaimed", turn, step, left)
 	}
 }
 
@@ -228,17 +235,19 @@ func (x *index) closeRefusedAt(n int) (int64, bool) {
 // on two lanes of its own, not a fresh inbox and its two maps, since its callers ask only for the
 // count (wake-justified and latched-wake-served, for each turn). A lane other than
 // the two is not counted, so its pushes and removals are skipped. The lanes start on the stack,
-// in arrays that hold a run's few messages.
+// in arrays that hold a run's few messages. Only the log's inbox events (the index's inbox) are
+// replayed: the others change no lane, and they were most of the walk.
 func (x *index) pendingAt(seq int64) int {
 	var nextTurn, nextStep [16]string
 	lanes := [2][]string{nextTurn[:0], nextStep[:0]}
-	for _, e := range x.run.Log {
-		if e.Seq >= seq {
+	before := x.logIndexAfter(0, seq-1) // the events before the first whose seq is seq or more
+	for _, i := range x.inbox {
+		if i >= before {
 			break
 		}
 		var lane harness.Lane
 		var id string
-		switch d := e.Data.(type) {
+		switch d := x.run.Log[i].Data.(type) {
 		case harness.InboxPush:
 			if i := laneIndex(d.Lane); i >= 0 {
 				lanes[i] = append(lanes[i], d.MessageID)
@@ -262,7 +271,8 @@ func (x *index) pendingAt(seq int64) int {
 // log order; ok is false if there is none. (Its callers ask whether one woke the agent, and
 // which to blame: never for the list of them.)
 func (x *index) firstWakingPush(after, before int64) (seq int64, ok bool) {
-	for _, e := range x.run.Log {
+	for _, i := range x.inbox {
+		e := &x.run.Log[i]
 		if e.Seq <= after || e.Seq >= before {
 			continue
 		}
@@ -317,8 +327,8 @@ func checkWakeJustified(x *index, v *violations) {
 
 // claimedIn reports whether turn n took any message from the inbox.
 func (x *index) claimedIn(n int) bool {
-	for _, e := range x.run.Log {
-		if c, ok := e.Data.(harness.InboxClaim); ok && c.Turn == n {
+	for _, i := range x.inbox {
+		if c, ok := x.run.Log[i].Data.(harness.InboxClaim); ok && c.Turn == n {
 			return true
 		}
 	}

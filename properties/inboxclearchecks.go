@@ -18,13 +18,15 @@ import (
 // which a replay to a later seqAt carries on. From index 0 and an empty queue, it is the queue
 // once the first seqAt events of the log were written.
 func (x *index) replayQueue(queued []string, from int, seqAt int64) ([]string, int) {
-	i := from
-	for ; i < len(x.run.Log); i++ {
-		e := &x.run.Log[i]
-		if e.Seq > seqAt {
+	stop := x.logIndexAfter(from, seqAt)
+	for _, i := range x.inbox { // the others change no queue
+		if i < from {
+			continue
+		}
+		if i >= stop {
 			break
 		}
-		switch d := e.Data.(type) {
+		switch d := x.run.Log[i].Data.(type) {
 		case harness.InboxPush:
 			queued = append(queued, d.MessageID)
 		case harness.InboxClaim:
@@ -33,7 +35,7 @@ func (x *index) replayQueue(queued []string, from int, seqAt int64) ([]string, i
 			queued = slices.DeleteFunc(queued, func(id string) bool { return id == d.MessageID })
 		}
 	}
-	return queued, i
+	return queued, stop
 }
 
 // clearsAfter returns the run of inbox/clear events that follows seqAt: a part of the log, for
@@ -95,7 +97,12 @@ func checkInboxClearExact(x *index, v *violations) {
 			v.add(c.SeqAt, c.AtMs, "the %s cancel without keepInbox at +%.3fs left %d of %d queued message(s) uncleared (%v), and the store refused no inbox/clear for them", c.Kind, float64(c.AtMs)/1000, missing, len(queued), slices.Clone(queued))
 		}
 	}
-	for _, e := range x.run.Log {
+	if x.clearCount == 0 {
+		return // no inbox/clear to explain (most runs): no need to walk the log for one
+	}
+	log := x.run.Log
+	for i := range log {
+		e := &log[i]
 		if e.Type == harness.TypeInboxClear && !slices.Contains(explained, e.Seq) {
 			d := e.Data.(harness.InboxClear)
 			v.add(e.Seq, e.Time, "inbox/clear of %s (%s lane) follows no cancel without keepInbox: %s", d.MessageID, d.Lane, x.cancelsAtSeq(e.Seq))

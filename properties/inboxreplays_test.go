@@ -42,7 +42,7 @@ func randomInboxRun(t *rapid.T) *Run {
 		default:
 			d = harness.StepEnd{Turn: numbers.Draw(t, "turn"), Step: numbers.Draw(t, "step")}
 		}
-		r.Log = append(r.Log, harness.Event{Seq: int64(i + 1), Type: d.EventType(), Time: int64(i / 3), Data: d})
+		r.Log = append(r.Log, harness.Event{Seq: drawSeq(t, i, n), Type: d.EventType(), Time: int64(i / 3), Data: d})
 	}
 	for range rapid.IntRange(0, 6).Draw(t, "cancels") {
 		r.Trace.Cancels = append(r.Trace.Cancels, Cancel{

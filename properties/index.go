@@ -26,6 +26,15 @@ type index struct {
 	brokenAtMs int64
 	// clearCount counts the log's inbox/clear events (by their data).
 	clearCount int
+	// inbox lists the positions in the log of its user/message, inbox/push, inbox/claim and
+	// inbox/clear events, in log order: the inbox checks replay these few, not the whole log.
+	inbox []int
+	// seqsInOrder is whether every event's seq is its position in the log plus one, as a harness
+	// writes them: then the events before a seq are the log's first seq-1 (logIndexAfter).
+	seqsInOrder bool
+	// repeats is whether a turn or step number was started twice (a broken log): then the turn
+	// list, or a turn's steps, name one turn or step more than once (resolveRepeats).
+	repeats bool
 	// found is Check's collector of violations, for one property after another.
 	found violations
 	// runs is runsByCall's answer, worked out on its first call (runsKnown).
@@ -86,9 +95,14 @@ func newIndex(r *Run) *index {
 	}
 	// The turns and steps are allocated together, two slices counted first, not one by one; so
 	// are the retries and their starts. A turn's end and a step's answer live in them.
-	turnCount, stepCount, retryCount, startedCount, callCount, resultCount := 0, 0, 0, 0, 0, 0
-	for _, e := range r.Log {
-		switch e.Data.(type) {
+	turnCount, stepCount, retryCount, startedCount, callCount, resultCount, inboxCount := 0, 0, 0, 0, 0, 0, 0
+	log := r.Log         // in a local, not reloaded through r at every event
+	inOrder := true      // in a local: a field is stored at every event
+	for i := range log { // by index: a copy of each event cost more than the switch
+		inOrder = inOrder && log[i].Seq == int64(i+1)
+		switch log[i].Data.(type) {
+		case harness.UserMessage, harness.InboxPush, harness.InboxClaim:
+			inboxCount++
 		case harness.TurnStart:
 			turnCount++
 		case harness.StepStart:
@@ -105,6 +119,8 @@ func newIndex(r *Run) *index {
 			x.clearCount++
 		}
 	}
+	inboxCount += x.clearCount
+	x.seqsInOrder = inOrder
 	// Each turn's steps, and each step's calls and results, are packed in one array of each for
 	// the run (appendPacked), not grown one slice per turn and step.
 	stepRefs := empty(&b.stepRefs, stepCount)
@@ -121,7 +137,11 @@ func newIndex(r *Run) *index {
 	if startedCount > 0 {
 		x.started = empty(&b.started, startedCount)
 	}
-	for _, e := range r.Log {
+	if inboxCount > 0 {
+		x.inbox = empty(&b.inbox, inboxCount)
+	}
+	for i := range log {
+		e := &log[i]
 		switch d := e.Data.(type) {
 		case harness.TurnStart:
 			turns = append(turns, turnIndex{number: d.Turn, startSeq: e.Seq, startMs: e.Time})
@@ -159,10 +179,28 @@ func newIndex(r *Run) *index {
 			x.retries = append(x.retries, eventAt[harness.LlmRetry]{e.Seq, e.Time, d})
 		case harness.LlmRetryStarted:
 			x.started = append(x.started, eventAt[harness.LlmRetryStarted]{e.Seq, e.Time, d})
+		case harness.UserMessage, harness.InboxPush, harness.InboxClaim, harness.InboxClear:
+			x.inbox = append(x.inbox, i)
 		}
 	}
 	x.resolveRepeats()
 	return x
+}
+
+// logIndexAfter is the position in the log, from position from on, of the first event whose seq
+// is above seq (the log's length if none is): where a walk of the log from there that stops at
+// a later seq stops. In a log as a harness writes it, it is worked out, not searched.
+func (x *index) logIndexAfter(from int, seq int64) int {
+	log := x.run.Log
+	if x.seqsInOrder {
+		return max(from, int(min(max(seq, 0), int64(len(log)))))
+	}
+	for i := from; i < len(log); i++ {
+		if log[i].Seq > seq {
+			return i
+		}
+	}
+	return len(log)
 }
 
 // setTurn makes t the turn its number names, in place of any turn started before with it.
@@ -191,10 +229,12 @@ func (x *index) turn(n int) *turnIndex {
 func (x *index) resolveRepeats() {
 	for i, t := range x.turnList {
 		x.turnList[i] = x.turn(t.number)
+		x.repeats = x.repeats || x.turnList[i] != t
 	}
 	for _, t := range x.turnList {
 		for i, ref := range t.steps {
 			t.steps[i].step = x.stepOf(t, ref.number)
+			x.repeats = x.repeats || t.steps[i].step != ref.step
 		}
 	}
 }

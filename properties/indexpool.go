@@ -29,6 +29,7 @@ type indexBuffers struct {
 	turnPointers []*turnIndex
 	retries      []eventAt[harness.LlmRetry]
 	started      []eventAt[harness.LlmRetryStarted]
+	inbox        []int
 	// cancels holds every turn's cancelsOf answer, one after another.
 	cancels []Cancel
 	runs    map[callKey]ToolRun
@@ -44,8 +45,8 @@ type indexBuffers struct {
 func (x *index) release() {
 	x.run = Run{}
 	x.turnList, x.turnsByNumber, x.turnsElsewhere = nil, nil, nil
-	x.retries, x.started = nil, nil
-	x.brokenAtMs, x.clearCount = 0, 0
+	x.retries, x.started, x.inbox = nil, nil, nil
+	x.brokenAtMs, x.clearCount, x.repeats, x.seqsInOrder = 0, 0, false, false
 	x.found = violations{}
 	x.runs, x.runsKnown = nil, false
 	indexPool.Put(x)

@@ -47,9 +47,19 @@ func inboxAtPending(x *index, seq int64) int {
 	return len(b.lanes[harness.LaneNextTurn]) + len(b.lanes[harness.LaneNextStep])
 }
 
+// drawSeq is the seq of the log's event at position i of n: mostly i+1, as a harness writes it,
+// now and then any seq of the log's (a broken log's, repeated or out of order).
+func drawSeq(t *rapid.T, i, n int) int64 {
+	if rapid.IntRange(0, 9).Draw(t, "disorder") == 0 {
+		return rapid.Int64Range(1, int64(n)).Draw(t, "seq")
+	}
+	return int64(i + 1)
+}
+
 // pendingAt counts what the replayed inbox holds at every seq of logs of pushes, claims and
 // clears in both lanes and a third, of few message ids (so some repeat, some are missing),
-// between other events; calls follow one another on the same index, reusing its lanes.
+// between other events, some seqs out of order (a broken log); calls follow one another on the
+// same index, reusing its lanes.
 func TestPendingAtIsTheReplayedInboxsCount(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		lanes := rapid.SampledFrom([]harness.Lane{harness.LaneNextTurn, harness.LaneNextStep, "elsewhere"})
@@ -62,17 +72,25 @@ func TestPendingAtIsTheReplayedInboxsCount(t *testing.T) {
 			case 0:
 				d = harness.InboxPush{Lane: lanes.Draw(t, "lane"), Kind: harness.KindSteer, MessageID: ids.Draw(t, "id")}
 			case 1:
-				d = harness.InboxClaim{Turn: 1, Step: 1, Lane: lanes.Draw(t, "lane"), MessageID: ids.Draw(t, "id")}
+				d = harness.InboxClaim{Turn: rapid.IntRange(1, 2).Draw(t, "turn"), Step: 1, Lane: lanes.Draw(t, "lane"), MessageID: ids.Draw(t, "id")}
 			case 2:
 				d = harness.InboxClear{Lane: lanes.Draw(t, "lane"), MessageID: ids.Draw(t, "id")}
 			default:
 				d = harness.StepStart{Turn: 1, Step: i}
 			}
-			log = append(log, harness.Event{Seq: int64(i + 1), Type: d.EventType(), Data: d})
+			log = append(log, harness.Event{Seq: drawSeq(t, i, n), Type: d.EventType(), Data: d})
 		}
 		x := newIndex(&Run{Log: log})
 		for _, seq := range rapid.SliceOf(rapid.Int64Range(0, int64(n+2))).Draw(t, "seqs") {
 			require.Equal(t, inboxAtPending(x, seq), x.pendingAt(seq), "before event %d", seq)
+		}
+		// claimedIn, which looks at the index's inbox events only, finds a claim the log holds.
+		for turn := range 4 {
+			claimed := slices.ContainsFunc(log, func(e harness.Event) bool {
+				c, ok := e.Data.(harness.InboxClaim)
+				return ok && c.Turn == turn
+			})
+			require.Equal(t, claimed, x.claimedIn(turn), "turn %d", turn)
 		}
 	})
 }

@@ -58,17 +58,8 @@ func (x *index) retryAt(seq int64) (eventAt[harness.LlmRetry], bool) {
 }
 
 func checkRetryStartedOnTime(x *index, v *violations) {
-	// Keyed by a struct, not [2]any: boxing the id and the number cost two allocations a lookup.
-	type retryKey struct {
-		id    string
-		retry int
-	}
-	started := make(map[retryKey]eventAt[harness.LlmRetryStarted], len(x.started))
-	for _, s := range x.started {
-		started[retryKey{s.data.RetryID, s.data.Retry}] = s
-	}
 	for _, r := range x.retries {
-		s, ok := started[retryKey{r.data.RetryID, r.data.Retry}]
+		s, ok := x.startedFor(r.data)
 		if ok && !onTime(s.timeMs-r.timeMs, r.data.DelayMs, x.run.LateMs) {
 			v.add(s.seq, s.timeMs, "llm/retry-started #%d came %d ms after its llm/retry, not delayMs %g%s", r.data.Retry, s.timeMs-r.timeMs, r.data.DelayMs, lateText(x.run.LateMs))
 		}
@@ -88,6 +79,18 @@ func checkRetryStartedOnTime(x *index, v *violations) {
 			v.add(r.seq, r.timeMs, "llm/retry #%d's wait ran out uncancelled, but no llm/retry-started followed", r.data.Retry)
 		}
 	}
+}
+
+// startedFor returns the llm/retry-started of r's chain id and number (the last, should a broken
+// log repeat one). A run has a few, so they are searched rather than mapped: the map, keyed by
+// a string and an int, was filled for every run and was most of retry-started-on-time's cost.
+func (x *index) startedFor(r harness.LlmRetry) (eventAt[harness.LlmRetryStarted], bool) {
+	for i := len(x.started) - 1; i >= 0; i-- {
+		if s := &x.started[i]; s.data.Retry == r.Retry && s.data.RetryID == r.RetryID {
+			return *s, true
+		}
+	}
+	return eventAt[harness.LlmRetryStarted]{}, false
 }
 
 // onTime reports whether a wait of gotMs honoured delayMs: exactly in the simulator (lateMs 0);
@@ -370,9 +373,9 @@ func checkCancelEndsWait(x *index, v *violations) {
 // counts as before every record.
 func (x *index) failedRequest(turn, step int, atMs, seq int64) (Request, bool) {
 	for i := len(x.run.Trace.Requests) - 1; i >= 0; i-- {
-		r := x.run.Trace.Requests[i]
+		r := &x.run.Trace.Requests[i] // not a copy of each request searched
 		if r.Turn == turn && r.Step == step && r.Failed && r.EndMs == atMs && r.EndSeq < seq {
-			return r, true
+			return *r, true
 		}
 	}
 	return Request{}, false
