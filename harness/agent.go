@@ -76,8 +76,7 @@ type Agent struct {
 	locked       lockedRandom
 	session      *Session
 	provider     Provider
-	tools        map[string]Tool
-	toolNames    []string
+	tools        toolSet
 	poolLimit    int
 	retry        *llmRetry
 	waterfall    waterfall
@@ -145,7 +144,6 @@ func New(cfg Config) (*Agent, error) {
 	a := &Agent{
 		runtime:   runtime,
 		provider:  cfg.Provider,
-		tools:     make(map[string]Tool, len(cfg.Tools)),
 		poolLimit: cfg.MaxParallelToolCalls,
 	}
 	a.driver = a.drive
@@ -154,19 +152,11 @@ func New(cfg Config) (*Agent, error) {
 	if a.poolLimit == 0 {
 		a.poolLimit = DefaultMaxParallelToolCalls
 	}
-	if len(cfg.Tools) > 0 { // nil without tools, as before: a request's Tools stays nil then
-		a.toolNames = make([]string, 0, len(cfg.Tools))
+	tools, err := newToolSet(cfg.Tools)
+	if err != nil {
+		return nil, err
 	}
-	for _, t := range cfg.Tools {
-		if t.Name == "" || t.Run == nil {
-			return nil, fmt.Errorf("harness: config: tool %q needs a name and a Run function", t.Name)
-		}
-		if _, dup := a.tools[t.Name]; dup {
-			return nil, fmt.Errorf("harness: config: tool %q is registered twice", t.Name)
-		}
-		a.tools[t.Name] = t
-		a.toolNames = append(a.toolNames, t.Name)
-	}
+	a.tools = tools
 	// A history is resumed from validated: ResumeFrom's was, by the store that read it; History's
 	// is here, once, with the invariant layer.
 	validated := cfg.ResumeFrom

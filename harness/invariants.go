@@ -109,102 +109,111 @@ func (v *Validator) Accept(e Event) {
 
 // Check judges e without taking it in.
 func (v *Validator) Check(e Event) error {
-	refuse := func(rule, format string, args ...any) error {
-		return &InvariantError{Seq: e.Seq, Type: e.Type, Rule: rule, Reason: fmt.Sprintf(format, args...)}
-	}
+	c := checked{seq: e.Seq, typ: e.Type}
 	if e.Seq != v.lastSeq+1 {
-		return refuse(RuleSeq, "seq %d does not follow %d", e.Seq, v.lastSeq)
+		return c.refuse(RuleSeq, "seq %d does not follow %d", e.Seq, v.lastSeq)
 	}
 	if e.Data == nil {
-		return refuse(RuleData, "no data")
+		return c.refuse(RuleData, "no data")
 	}
 	if e.Data.EventType() != e.Type {
-		return refuse(RuleData, "data of type %s in a %s event", e.Data.EventType(), e.Type)
+		return c.refuse(RuleData, "data of type %s in a %s event", e.Data.EventType(), e.Type)
 	}
 	switch d := e.Data.(type) {
 	case UserMessage:
 		if d.Message.ID == "" {
-			return refuse(RuleData, "message id is empty")
+			return c.refuse(RuleData, "message id is empty")
 		}
 	case InboxPush:
-		return v.checkInbox(refuse, d.Lane, d.MessageID, &d.Kind)
+		return v.checkInbox(c, d.Lane, d.MessageID, &d.Kind)
 	case InboxClear:
-		return v.checkInbox(refuse, d.Lane, d.MessageID, nil)
+		return v.checkInbox(c, d.Lane, d.MessageID, nil)
 	case InboxClaim:
-		if err := v.checkScope(refuse, d.Turn, d.Step); err != nil {
+		if err := v.checkScope(c, d.Turn, d.Step); err != nil {
 			return err
 		}
-		return v.checkInbox(refuse, d.Lane, d.MessageID, nil)
+		return v.checkInbox(c, d.Lane, d.MessageID, nil)
 	case TurnStart:
 		if v.turnOpen {
-			return refuse(RuleTurn, "turn %d starts while turn %d is open", d.Turn, v.lastTurn)
+			return c.refuse(RuleTurn, "turn %d starts while turn %d is open", d.Turn, v.lastTurn)
 		}
 		if d.Turn != v.lastTurn+1 {
-			return refuse(RuleTurn, "turn %d does not follow turn %d", d.Turn, v.lastTurn)
+			return c.refuse(RuleTurn, "turn %d does not follow turn %d", d.Turn, v.lastTurn)
 		}
 	case TurnEnd:
 		if !v.turnOpen || d.Turn != v.lastTurn {
-			return refuse(RuleTurn, "turn/end for turn %d, but the open turn is %s", d.Turn, v.openTurnText())
+			return c.refuse(RuleTurn, "turn/end for turn %d, but the open turn is %s", d.Turn, v.openTurnText())
 		}
 		if v.stepOpen {
-			return refuse(RuleTurn, "turn/end while step %d is open", v.lastStep)
+			return c.refuse(RuleTurn, "turn/end while step %d is open", v.lastStep)
 		}
-		return checkTurnEndReason(refuse, d.Reason)
+		return checkTurnEndReason(c, d.Reason)
 	case StepStart:
 		if !v.turnOpen || d.Turn != v.lastTurn {
-			return refuse(RuleScope, "step/start names turn %d, but the open turn is %s", d.Turn, v.openTurnText())
+			return c.refuse(RuleScope, "step/start names turn %d, but the open turn is %s", d.Turn, v.openTurnText())
 		}
 		if v.stepOpen {
-			return refuse(RuleStep, "step %d starts while step %d is open", d.Step, v.lastStep)
+			return c.refuse(RuleStep, "step %d starts while step %d is open", d.Step, v.lastStep)
 		}
 		if d.Step != v.lastStep+1 {
-			return refuse(RuleStep, "step %d does not follow step %d", d.Step, v.lastStep)
+			return c.refuse(RuleStep, "step %d does not follow step %d", d.Step, v.lastStep)
 		}
 	case StepEnd:
-		return v.checkScope(refuse, d.Turn, d.Step)
+		return v.checkScope(c, d.Turn, d.Step)
 	case AssistantChunk:
-		return v.checkScope(refuse, d.Turn, d.Step)
+		return v.checkScope(c, d.Turn, d.Step)
 	case AssistantMessage:
-		if err := v.checkScope(refuse, d.Turn, d.Step); err != nil {
+		if err := v.checkScope(c, d.Turn, d.Step); err != nil {
 			return err
 		}
 		if d.Finish != FinishCompleted && d.Finish != FinishMaxTokens && d.Finish != FinishToolCalls {
-			return refuse(RuleData, "finish %q is not completed, max-tokens or tool-calls", string(d.Finish))
+			return c.refuse(RuleData, "finish %q is not completed, max-tokens or tool-calls", string(d.Finish))
 		}
 	case ToolCall:
-		if err := v.checkScope(refuse, d.Turn, d.Step); err != nil {
+		if err := v.checkScope(c, d.Turn, d.Step); err != nil {
 			return err
 		}
 		if d.CallID == "" || d.Name == "" {
-			return refuse(RuleData, "tool/call needs a callId and a name")
+			return c.refuse(RuleData, "tool/call needs a callId and a name")
 		}
 		if _, seen := v.calls.find(d.CallID); seen {
-			return refuse(RuleToolPairing, "callId %q is called twice in step %d", d.CallID, d.Step)
+			return c.refuse(RuleToolPairing, "callId %q is called twice in step %d", d.CallID, d.Step)
 		}
 	case ToolResult:
-		if err := v.checkScope(refuse, d.Turn, d.Step); err != nil {
+		if err := v.checkScope(c, d.Turn, d.Step); err != nil {
 			return err
 		}
-		return v.checkToolResult(refuse, d)
+		return v.checkToolResult(c, d)
 	case LlmRetry:
-		if err := v.checkScope(refuse, d.Turn, d.Step); err != nil {
+		if err := v.checkScope(c, d.Turn, d.Step); err != nil {
 			return err
 		}
-		return v.checkRetry(refuse, d)
+		return v.checkRetry(c, d)
 	case LlmRetryStarted:
-		if err := v.checkScope(refuse, d.Turn, d.Step); err != nil {
+		if err := v.checkScope(c, d.Turn, d.Step); err != nil {
 			return err
 		}
 		if at, ok := v.awaitingStart.find(startedKey{d.RetryID, d.Retry}); !ok || at.Turn != d.Turn || at.Step != d.Step {
-			return refuse(RuleRetryStarted, "no unstarted llm/retry with retryId %q and retry %d in turn %d step %d", d.RetryID, d.Retry, d.Turn, d.Step)
+			return c.refuse(RuleRetryStarted, "no unstarted llm/retry with retryId %q and retry %d in turn %d step %d", d.RetryID, d.Retry, d.Turn, d.Step)
 		}
 	default:
-		return refuse(RuleData, "unknown data type %T", e.Data)
+		return c.refuse(RuleData, "unknown data type %T", e.Data)
 	}
 	return nil
 }
 
-type refuseFunc func(rule, format string, args ...any) error
+// checked is the event under check, as far as a refusal names it. A value the checks are handed,
+// not the closure over the event it was: building that closure at every check cost more
+// instructions than most checks themselves.
+type checked struct {
+	seq int64
+	typ string
+}
+
+// refuse is the InvariantError refusing the checked event under rule.
+func (c checked) refuse(rule, format string, args ...any) error {
+	return &InvariantError{Seq: c.seq, Type: c.typ, Rule: rule, Reason: fmt.Sprintf(format, args...)}
+}
 
 func (v *Validator) openTurnText() string {
 	if !v.turnOpen {
@@ -213,120 +222,120 @@ func (v *Validator) openTurnText() string {
 	return fmt.Sprint(v.lastTurn)
 }
 
-func (v *Validator) checkScope(refuse refuseFunc, turn, step int) error {
+func (v *Validator) checkScope(c checked, turn, step int) error {
 	if !v.turnOpen || !v.stepOpen || turn != v.lastTurn || step != v.lastStep {
 		open := "none"
 		if v.turnOpen && v.stepOpen {
 			open = fmt.Sprintf("turn %d step %d", v.lastTurn, v.lastStep)
 		}
-		return refuse(RuleScope, "names turn %d step %d, but the open step is %s", turn, step, open)
+		return c.refuse(RuleScope, "names turn %d step %d, but the open step is %s", turn, step, open)
 	}
 	return nil
 }
 
-func (v *Validator) checkInbox(refuse refuseFunc, lane Lane, messageID string, kind *MessageKind) error {
+func (v *Validator) checkInbox(c checked, lane Lane, messageID string, kind *MessageKind) error {
 	if lane != LaneNextTurn && lane != LaneNextStep {
-		return refuse(RuleData, "lane %q is not next-turn or next-step", string(lane))
+		return c.refuse(RuleData, "lane %q is not next-turn or next-step", string(lane))
 	}
 	if messageID == "" {
-		return refuse(RuleData, "messageId is empty")
+		return c.refuse(RuleData, "messageId is empty")
 	}
 	if kind != nil {
 		switch *kind {
 		case KindFollowup, KindSteer, KindInject:
 		default:
-			return refuse(RuleData, "kind %q is not followup, steer or inject", string(*kind))
+			return c.refuse(RuleData, "kind %q is not followup, steer or inject", string(*kind))
 		}
 	}
 	return nil
 }
 
-func checkTurnEndReason(refuse refuseFunc, r TurnEndReason) error {
+func checkTurnEndReason(c checked, r TurnEndReason) error {
 	switch r.Kind {
 	case EndCompleted, EndMaxTokens, EndInterrupted:
 		if r.Reason != nil || r.Error != nil {
-			return refuse(RuleData, "a %s turn/end carries no reason or error", r.Kind)
+			return c.refuse(RuleData, "a %s turn/end carries no reason or error", r.Kind)
 		}
 	case EndAborted:
 		if r.Reason == nil || !validCauseKind(r.Reason.Kind) {
-			return refuse(RuleData, "an aborted turn/end needs a cause of user, parent, hook or disposed")
+			return c.refuse(RuleData, "an aborted turn/end needs a cause of user, parent, hook or disposed")
 		}
 	case EndError:
 		if r.Error == nil || r.Error.Code == "" || r.Error.Message == "" {
-			return refuse(RuleData, "an error turn/end needs a failure with a code and a message")
+			return c.refuse(RuleData, "an error turn/end needs a failure with a code and a message")
 		}
 	default:
-		return refuse(RuleData, "turn/end reason kind %q is unknown", r.Kind)
+		return c.refuse(RuleData, "turn/end reason kind %q is unknown", r.Kind)
 	}
 	return nil
 }
 
-func (v *Validator) checkToolResult(refuse refuseFunc, d ToolResult) error {
+func (v *Validator) checkToolResult(c checked, d ToolResult) error {
 	if d.CallID == "" {
-		return refuse(RuleData, "tool/result needs a callId")
+		return c.refuse(RuleData, "tool/result needs a callId")
 	}
 	if d.Error != nil && !d.IsError {
-		return refuse(RuleData, "tool/result carries an error but isError is false")
+		return c.refuse(RuleData, "tool/result carries an error but isError is false")
 	}
 	resulted, called := v.calls.find(d.CallID)
 	switch {
 	case !called && d.Error != nil && d.Error.Code == CodeToolNotStarted:
 		return nil // crash repair: the call was asked for but never dispatched
 	case !called:
-		return refuse(RuleToolPairing, "tool/result for callId %q with no tool/call in turn %d step %d", d.CallID, d.Turn, d.Step)
+		return c.refuse(RuleToolPairing, "tool/result for callId %q with no tool/call in turn %d step %d", d.CallID, d.Turn, d.Step)
 	case resulted:
-		return refuse(RuleToolPairing, "second tool/result for callId %q", d.CallID)
+		return c.refuse(RuleToolPairing, "second tool/result for callId %q", d.CallID)
 	}
 	return nil
 }
 
-func (v *Validator) checkRetry(refuse refuseFunc, d LlmRetry) error {
+func (v *Validator) checkRetry(c checked, d LlmRetry) error {
 	f := d.Failure
 	switch {
 	case f.Code == "" || f.Message == "":
-		return refuse(RuleRetryFields, "failure needs a code and a message")
+		return c.refuse(RuleRetryFields, "failure needs a code and a message")
 	case f.Status != 0 && (f.Status < 100 || f.Status > 599):
-		return refuse(RuleRetryFields, "failure status %d is outside 100–599", f.Status)
+		return c.refuse(RuleRetryFields, "failure status %d is outside 100–599", f.Status)
 	case f.ProviderRetryAfterMs != 0 && !(f.ProviderRetryAfterMs > 0 && !math.IsInf(f.ProviderRetryAfterMs, 0)):
-		return refuse(RuleRetryFields, "providerRetryAfterMs %g is not positive and finite", f.ProviderRetryAfterMs)
+		return c.refuse(RuleRetryFields, "providerRetryAfterMs %g is not positive and finite", f.ProviderRetryAfterMs)
 	case d.RetryID == "" || d.Provider == "" || d.PolicyKey == "":
-		return refuse(RuleRetryFields, "retryId, provider and policyKey must be non-empty")
+		return c.refuse(RuleRetryFields, "retryId, provider and policyKey must be non-empty")
 	case d.Retry < 1:
-		return refuse(RuleRetryFields, "retry %d is not a positive integer", d.Retry)
+		return c.refuse(RuleRetryFields, "retry %d is not a positive integer", d.Retry)
 	case math.IsNaN(d.DelayMs) || math.IsInf(d.DelayMs, 0) || d.DelayMs < 0 || d.DelayMs > TimerCeilingMs:
-		return refuse(RuleRetryFields, "delayMs %g is not finite, ≥ 0 and ≤ the timer ceiling", d.DelayMs)
+		return c.refuse(RuleRetryFields, "delayMs %g is not finite, ≥ 0 and ≤ the timer ceiling", d.DelayMs)
 	}
 	switch d.Mode {
 	case ModeNormal:
 		if d.MaxRetries == nil {
-			return refuse(RuleRetryFields, "normal mode needs maxRetries")
+			return c.refuse(RuleRetryFields, "normal mode needs maxRetries")
 		}
 		if d.Retry > *d.MaxRetries {
-			return refuse(RuleRetryFields, "retry %d is above maxRetries %d", d.Retry, *d.MaxRetries)
+			return c.refuse(RuleRetryFields, "retry %d is above maxRetries %d", d.Retry, *d.MaxRetries)
 		}
 	case ModeAlways:
 		if d.MaxRetries != nil {
-			return refuse(RuleRetryFields, "always mode carries no maxRetries")
+			return c.refuse(RuleRetryFields, "always mode carries no maxRetries")
 		}
 	default:
-		return refuse(RuleRetryFields, "mode %q is not normal or always", string(d.Mode))
+		return c.refuse(RuleRetryFields, "mode %q is not normal or always", string(d.Mode))
 	}
 	key := ChainKey{d.Turn, d.Step, d.Provider, d.PolicyKey}
 	prior, continuing := v.chains.find(key)
 	if continuing {
 		if d.RetryID != prior.RetryID {
-			return refuse(RuleRetryChain, "retryId %q differs from its chain's %q", d.RetryID, prior.RetryID)
+			return c.refuse(RuleRetryChain, "retryId %q differs from its chain's %q", d.RetryID, prior.RetryID)
 		}
 		if d.Retry != prior.Retry+1 {
-			return refuse(RuleRetryChain, "retry %d does not follow retry %d of its chain", d.Retry, prior.Retry)
+			return c.refuse(RuleRetryChain, "retry %d does not follow retry %d of its chain", d.Retry, prior.Retry)
 		}
 		return nil
 	}
 	if v.retryOwners.has(d.RetryID) {
-		return refuse(RuleRetryChain, "retryId %q is already owned by another chain", d.RetryID)
+		return c.refuse(RuleRetryChain, "retryId %q is already owned by another chain", d.RetryID)
 	}
 	if d.Retry != 1 {
-		return refuse(RuleRetryChain, "a new chain starts at retry 1, not %d", d.Retry)
+		return c.refuse(RuleRetryChain, "a new chain starts at retry 1, not %d", d.Retry)
 	}
 	return nil
 }

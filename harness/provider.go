@@ -125,7 +125,19 @@ func (c *Conversation) dropUnanswered() {
 	c.settled = len(c.entries)
 }
 
-func (c *Conversation) add(e Entry) { c.entries = append(c.entries, e) }
+// add appends one entry. The first makes room for two: a conversation opens with the user's
+// message and the model's answer, for which growing from empty allocated twice.
+func (c *Conversation) add(e Entry) {
+	if c.entries == nil {
+		c.entries = make([]Entry, 0, conversationFirstRoom)
+	}
+	c.entries = append(c.entries, e)
+}
+
+// conversationFirstRoom is the room a conversation's first entry comes with. Measured on the
+// simulator's default mix: two saved an allocation a schedule and a few bytes; four saved the
+// allocation and no bytes (a third of the conversations end at one or two entries).
+const conversationFirstRoom = 2
 
 // snapshot is the conversation as a request carries it: the entries themselves, clipped so that
 // an append goes past the request's end, and lent, so that an entry changes only in a copy. Every

@@ -155,10 +155,11 @@ func (p *llmRetry) newRetryID() (string, error) {
 
 // maxRetriesOf is a pointer to budget for llm/retry's maxRetries: the one the last record got
 // while the budget is the same (a logged event is never changed, so records may share it), a
-// new one when it changed. A fresh int at every record escaped to the heap.
+// new one when it changed. A fresh int at every record escaped to the heap; so did budget itself,
+// had its address been taken: the parameter moved to the heap at every call, kept or not.
 func (p *llmRetry) maxRetriesOf(budget int) *int {
 	if p.maxRetries == nil || *p.maxRetries != budget {
-		p.maxRetries = &budget
+		p.maxRetries = new(budget)
 	}
 	return p.maxRetries
 }

@@ -41,11 +41,12 @@ type Session struct {
 	// interface the agent itself implements, not a func: the agent's method value allocated a
 	// closure for every agent built.
 	onObserverPanic observerPanicHandler
-	// Room in the session itself for its first observer and its first pending event: most
-	// sessions have one observer (the simulator's), and events are shown one at a time, so these
-	// were two small allocations of their own for every session.
+	// Room in the session itself for its first observer and its first two pending events: most
+	// sessions have one observer (the simulator's), and events are shown one at a time, or two
+	// (a send appends its message and its inbox push before showing them), so these were small
+	// allocations of their own for every session.
 	observerRoom [1]func(Event)
-	pendingRoom  [1]Event
+	pendingRoom  [2]Event
 }
 
 // observerPanicHandler hears a session observer's contained panic: the *Agent that owns the

@@ -113,7 +113,7 @@ func (a *Agent) attempt(ctx context.Context, turn, step, attempt int) (message A
 	if err := cancelled(ctx); err != nil {
 		return message, "", nil, err
 	}
-	request := Request{Turn: turn, Step: step, Attempt: attempt, Messages: a.conversation.snapshot(), Tools: a.toolNames}
+	request := Request{Turn: turn, Step: step, Attempt: attempt, Messages: a.conversation.snapshot(), Tools: a.tools.names}
 	stream, streamErr := a.provider.Stream(ctx, request)
 	if streamErr != nil {
 		return message, "", streamErr, nil

@@ -53,7 +53,7 @@ func (a *Agent) executeToolCalls(ctx context.Context, turn, step int, calls []Bl
 	next := 0
 	for next < len(calls) && !x.aborted && x.failure == nil {
 		end, limit := next+1, 1
-		if t, ok := a.tools[calls[next].Name]; ok && t.Parallel {
+		if t, ok := a.tools.lookup(calls[next].Name); ok && t.Parallel {
 			for end < len(calls) && a.isParallel(calls[end].Name) {
 				end++
 			}
@@ -76,7 +76,7 @@ func (a *Agent) executeToolCalls(ctx context.Context, turn, step int, calls []Bl
 }
 
 func (a *Agent) isParallel(name string) bool {
-	t, ok := a.tools[name]
+	t, ok := a.tools.lookup(name)
 	return ok && t.Parallel
 }
 
@@ -151,7 +151,7 @@ func (x *toolExecutor) dispatch(index int, done Queue, slot *ToolResult) error {
 	a.mu.Lock()
 	a.toolsInFlight++
 	a.mu.Unlock()
-	tool, known := a.tools[call.Name]
+	tool, known := a.tools.lookup(call.Name)
 	ctx, turn, step := x.ctx, x.turn, x.step
 	a.runtime.Go("tool "+call.CallID, func() {
 		// Deferred, so that a tool ending its goroutine by runtime.Goexit (a t.FailNow in a
