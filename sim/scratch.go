@@ -3,6 +3,7 @@ package sim
 import (
 	"sync"
 
+	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim/sched"
 )
 
@@ -13,11 +14,14 @@ import (
 // the digest and log-replays read (about 6 KB), are dead once the run's result is taken; a sweep
 // (RunSeedAgent, the shrinker) hands them to the next seed instead of to the collector. So is the
 // run's scheduler, with its tasks, queues and processes (about 3 KB and a dozen allocations):
-// the next seed resets it (sched.Scheduler.Reset).
+// the next seed resets it (sched.Scheduler.Reset). So are the world's parts (about 1.8 KB) and
+// the arrays of its trace and provider (requests, their conversations, sends, cancels, waits,
+// errors, tool runs, streamed calls: about 3.5 KB and half a dozen allocations): the next seed's
+// world is built in them.
 //
 // Only what nobody can still see is reused: the Outcome a sweep looks at is dropped before its
 // buffers are (and holds nothing of the scheduler but the RunReport, which Reset leaves alone),
-// and a run whose task hung keeps its buffers and its scheduler (the abandoned goroutine may
+// and a run whose task hung keeps its buffers, world and scheduler (the abandoned goroutine may
 // still write to the disk and run on the scheduler).
 
 // scratchBytesMax bounds a buffer kept for reuse: a rare huge log should not stay allocated.
@@ -31,6 +35,13 @@ type scratch struct {
 	log     []byte // the disk's first file's buffer
 	// scheduler is a finished run's, for the next run to reset, or nil.
 	scheduler *sched.Scheduler
+	// parts is the world the scratch's current or last run was built in (newWorldWith), or nil.
+	parts *worldParts
+	// trace holds a finished run's trace arrays, empty and cleared, for the next run's records;
+	// messages and asked its provider's and tracer's arrays (requestMessages, askCall).
+	trace    properties.Trace
+	messages []properties.RequestMessage
+	asked    []askedCall
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -67,6 +78,77 @@ func (s *scratch) takeScheduler(opts sched.Options) *sched.Scheduler {
 	return scheduler
 }
 
+// takeParts is a world's parts, zero: those of the scratch's last run, or new ones it keeps.
+func (s *scratch) takeParts() *worldParts {
+	if s == nil {
+		return new(worldParts)
+	}
+	if s.parts == nil {
+		s.parts = new(worldParts)
+	} else {
+		*s.parts = worldParts{}
+	}
+	return s.parts
+}
+
+// lendTrace hands the arrays an earlier run's trace left to the tracer t and provider p of a new
+// run, empty but not nil: where a record was made at the first (make), it goes into the lent
+// array. settleTrace takes back those the run left empty, so that the trace it hands on is what a
+// fresh run's is: nil where nothing was recorded.
+func (s *scratch) lendTrace(t *tracer, p *planProvider) {
+	if s == nil {
+		return
+	}
+	t.trace.Requests, s.trace.Requests = s.trace.Requests, nil
+	t.trace.Waits, s.trace.Waits = s.trace.Waits, nil
+	t.trace.Tools, s.trace.Tools = s.trace.Tools, nil
+	t.trace.Cancels, s.trace.Cancels = s.trace.Cancels, nil
+	t.trace.Sends, s.trace.Sends = s.trace.Sends, nil
+	t.trace.AgentErrors, s.trace.AgentErrors = s.trace.AgentErrors, nil
+	p.messages, s.messages = s.messages, nil
+	t.asked, s.asked = s.asked, nil
+}
+
+// settleTrace takes back the arrays lent to t (lendTrace) that its run left empty, leaving nil
+// in their place. Under the tracer's lock: a hung task of the run may still record.
+func (s *scratch) settleTrace(t *tracer) {
+	if s == nil {
+		return
+	}
+	t.mu.Lock()
+	tr := &t.trace
+	tr.Requests, s.trace.Requests = settle(tr.Requests, s.trace.Requests)
+	tr.Waits, s.trace.Waits = settle(tr.Waits, s.trace.Waits)
+	tr.Tools, s.trace.Tools = settle(tr.Tools, s.trace.Tools)
+	tr.Cancels, s.trace.Cancels = settle(tr.Cancels, s.trace.Cancels)
+	tr.Sends, s.trace.Sends = settle(tr.Sends, s.trace.Sends)
+	tr.AgentErrors, s.trace.AgentErrors = settle(tr.AgentErrors, s.trace.AgentErrors)
+	t.mu.Unlock()
+}
+
+// settle is (nil, the empty array lent) when a run recorded nothing in it, else (its records,
+// kept).
+func settle[T any](records, kept []T) ([]T, []T) {
+	if len(records) == 0 {
+		return nil, records
+	}
+	return records, kept
+}
+
+// reuseMax bounds the records an array kept for reuse holds: a rare huge run's should not stay
+// allocated.
+const reuseMax = 256
+
+// reuse is records cleared (they hold strings and pointers the collector should not keep for
+// them) and empty, or nil when it is too large to keep.
+func reuse[T any](records []T) []T {
+	if cap(records) > reuseMax {
+		return nil
+	}
+	clear(records)
+	return records[:0]
+}
+
 // runForResult runs a schedule for what a sweep keeps of it and passes the Outcome to keep, which
 // must not retain it (nor anything in it: the log's bytes are reused for the next run).
 func runForResult(schedule Schedule, agent Agent, keep func(o *Outcome)) {
@@ -79,14 +161,42 @@ func runForResult(schedule Schedule, agent Agent, keep func(o *Outcome)) {
 	keep(o)
 	if !hung(o.Report) {
 		s.reclaim(w, o)
+	} else {
+		s.parts = nil // the hung task may still use its world
 	}
 	*o = Outcome{} // nothing of the run stays reachable from the pool
 	scratchPool.Put(s)
 }
 
-// reclaim keeps the run's large buffers and its scheduler for the next run.
+// reclaim keeps the run's large buffers, its world's parts (s.parts already), the arrays of its
+// trace and its scheduler for the next run.
 func (s *scratch) reclaim(w *world, o *Outcome) {
 	s.scheduler = w.scheduler
+	tr := &w.tracer.trace
+	if tr.Requests != nil {
+		s.trace.Requests = reuse(tr.Requests)
+	}
+	if tr.Waits != nil {
+		s.trace.Waits = reuse(tr.Waits)
+	}
+	if tr.Tools != nil {
+		s.trace.Tools = reuse(tr.Tools)
+	}
+	if tr.Cancels != nil {
+		s.trace.Cancels = reuse(tr.Cancels)
+	}
+	if tr.Sends != nil {
+		s.trace.Sends = reuse(tr.Sends)
+	}
+	if tr.AgentErrors != nil {
+		s.trace.AgentErrors = reuse(tr.AgentErrors)
+	}
+	if w.provider.messages != nil {
+		s.messages = reuse(w.provider.messages)
+	}
+	if w.tracer.asked != nil {
+		s.asked = reuse(w.tracer.asked)
+	}
 	if cap(o.JSONL) <= scratchBytesMax {
 		s.jsonl = o.JSONL[:0]
 	}

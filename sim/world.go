@@ -129,12 +129,12 @@ func runWorldWith(schedule Schedule, agent Agent, s *scratch) (*world, Outcome) 
 		MaxTasks:       taskLimit(schedule),
 		PCTDepth:       schedule.Depth,
 	})
-	w := newWorld(schedule, scheduler, scheduler, agent)
-	w.scratch = s
+	w := newWorldWith(schedule, scheduler, scheduler, agent, s)
 	if w.disk != nil {
 		w.disk.spare = s.takeLog()
 	}
 	report := scheduler.Run("main", w.play)
+	s.settleTrace(w.tracer)
 	w.keepDurableAtEnd()
 	w.tracer.trace.EndMs = report.VirtualElapsed.Milliseconds()
 	for _, f := range report.Findings {
