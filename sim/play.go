@@ -309,8 +309,14 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 		}
 		policy, poolLimit = &w.keyed, plan.MaxParallelToolCalls
 	}
-	// What the incarnation keeps for its life, allocated as one (incarnationParts).
-	parts := new(incarnationParts)
+	// What the incarnation keeps for its life, allocated as one (incarnationParts): the first
+	// incarnation's an earlier run's, when it left them.
+	var parts *incarnationParts
+	if incarnation == 1 {
+		parts = w.scratch.takeIncarnation()
+	} else {
+		parts = new(incarnationParts)
+	}
 	if w.user.MaxParallelToolCalls > 0 {
 		poolLimit = w.user.MaxParallelToolCalls
 	}

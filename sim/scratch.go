@@ -3,6 +3,7 @@ package sim
 import (
 	"sync"
 
+	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim/sched"
 )
@@ -35,8 +36,13 @@ type scratch struct {
 	log     []byte // the disk's first file's buffer
 	// scheduler is a finished run's, for the next run to reset, or nil.
 	scheduler *sched.Scheduler
-	// parts is the world the scratch's current or last run was built in (newWorldWith), or nil.
-	parts *worldParts
+	// parts is the world the scratch's current or last run was built in (newWorldWith), or nil;
+	// incarnation its first incarnation's parts (startIncarnation) and llmErrors its provider's
+	// first room for errors (newLlmError). They stay here while lent: the scratch forgets them
+	// when the run hangs (forgetLent), and clears them for the next run otherwise.
+	parts       *worldParts
+	incarnation *incarnationParts
+	llmErrors   []harness.LlmError
 	// trace holds a finished run's trace arrays, empty and cleared, for the next run's records;
 	// messages and asked its provider's and tracer's arrays (requestMessages, askCall).
 	trace    properties.Trace
@@ -91,6 +97,26 @@ func (s *scratch) takeParts() *worldParts {
 	return s.parts
 }
 
+// takeIncarnation is an incarnation's parts, zero: those of the scratch's last run's first
+// incarnation, or new ones it keeps.
+func (s *scratch) takeIncarnation() *incarnationParts {
+	if s == nil {
+		return new(incarnationParts)
+	}
+	if s.incarnation == nil {
+		s.incarnation = new(incarnationParts)
+	} else {
+		*s.incarnation = incarnationParts{}
+	}
+	return s.incarnation
+}
+
+// forgetLent drops what the scratch lent its run for good: a hung task of the run may still use
+// it.
+func (s *scratch) forgetLent() {
+	s.parts, s.incarnation, s.llmErrors = nil, nil, nil
+}
+
 // lendTrace hands the arrays an earlier run's trace left to the tracer t and provider p of a new
 // run, empty but not nil: where a record was made at the first (make), it goes into the lent
 // array. settleTrace takes back those the run left empty, so that the trace it hands on is what a
@@ -106,6 +132,10 @@ func (s *scratch) lendTrace(t *tracer, p *planProvider) {
 	t.trace.Sends, s.trace.Sends = s.trace.Sends, nil
 	t.trace.AgentErrors, s.trace.AgentErrors = s.trace.AgentErrors, nil
 	p.messages, s.messages = s.messages, nil
+	if s.llmErrors == nil {
+		s.llmErrors = make([]harness.LlmError, llmErrorsBuffered)
+	}
+	p.llmErrors = s.llmErrors
 	t.asked, s.asked = s.asked, nil
 }
 
@@ -162,14 +192,14 @@ func runForResult(schedule Schedule, agent Agent, keep func(o *Outcome)) {
 	if !hung(o.Report) {
 		s.reclaim(w, o)
 	} else {
-		s.parts = nil // the hung task may still use its world
+		s.forgetLent()
 	}
 	*o = Outcome{} // nothing of the run stays reachable from the pool
 	scratchPool.Put(s)
 }
 
-// reclaim keeps the run's large buffers, its world's parts (s.parts already), the arrays of its
-// trace and its scheduler for the next run.
+// reclaim keeps the run's large buffers, the arrays of its trace and its scheduler for the next
+// run, with what it lent the run (its world's and first incarnation's parts, room for errors).
 func (s *scratch) reclaim(w *world, o *Outcome) {
 	s.scheduler = w.scheduler
 	tr := &w.tracer.trace
@@ -197,6 +227,7 @@ func (s *scratch) reclaim(w *world, o *Outcome) {
 	if w.tracer.asked != nil {
 		s.asked = reuse(w.tracer.asked)
 	}
+	clear(s.llmErrors) // the run's errors: the next run's provider cuts its own from the array
 	if cap(o.JSONL) <= scratchBytesMax {
 		s.jsonl = o.JSONL[:0]
 	}
