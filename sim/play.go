@@ -102,7 +102,7 @@ func newWorldWith(schedule Schedule, rt harness.Runtime, scheduler *sched.Schedu
 	parts.provider = planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools, world: w, streams: parts.streams[:]}
 	w.provider = &parts.provider
 	s.lendTrace(t, w.provider)
-	w.tools = parts.tools[:0]
+	w.tools = s.lendTools(parts.tools[:0], rt, t)
 	w.planned = countActions(schedule.Plan.Actions)
 	w.keepDurable = scheduler != nil && w.planned.crashes // only the scheduler can crash the agent
 	if w.keepDurable {

@@ -48,6 +48,12 @@ type scratch struct {
 	trace    properties.Trace
 	messages []properties.RequestMessage
 	asked    []askedCall
+	// tools are turnsim's own tools a run made (appendPlanTools), and toolsRuntime and
+	// toolsTracer what they were made for: each closes over only those two, so a world built on
+	// the same scheduler, in the same parts, has them as they are (lendTools).
+	tools        [plannedTools]harness.Tool
+	toolsRuntime harness.Runtime
+	toolsTracer  *tracer
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -115,6 +121,16 @@ func (s *scratch) takeIncarnation() *incarnationParts {
 // it.
 func (s *scratch) forgetLent() {
 	s.parts, s.incarnation, s.llmErrors = nil, nil, nil
+	s.tools, s.toolsRuntime, s.toolsTracer = [plannedTools]harness.Tool{}, nil, nil
+}
+
+// lendTools puts into tools, room in a new world on rt traced by t, turnsim's own tools an
+// earlier run made for the same rt and t, and returns them; or returns tools as it is.
+func (s *scratch) lendTools(tools []harness.Tool, rt harness.Runtime, t *tracer) []harness.Tool {
+	if s == nil || s.toolsTracer != t || s.toolsRuntime != rt {
+		return tools
+	}
+	return append(tools, s.tools[:]...)
 }
 
 // lendTrace hands the arrays an earlier run's trace left to the tracer t and provider p of a new
@@ -228,6 +244,9 @@ func (s *scratch) reclaim(w *world, o *Outcome) {
 		s.asked = reuse(w.tracer.asked)
 	}
 	clear(s.llmErrors) // the run's errors: the next run's provider cuts its own from the array
+	if len(w.tools) == plannedTools {
+		s.tools, s.toolsRuntime, s.toolsTracer = [plannedTools]harness.Tool(w.tools), w.rt, w.tracer
+	}
 	if cap(o.JSONL) <= scratchBytesMax {
 		s.jsonl = o.JSONL[:0]
 	}

@@ -7,6 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // A seed run with buffers an earlier seed left (RunSeed, through runForResult) gives what a run
@@ -93,4 +95,20 @@ func TestRetainedResultsOutliveTheScratch(t *testing.T) {
 		assert.Equal(t, want.Outcomes, k.result.Outcomes, "seed %d", k.result.Seed)
 		assert.Equal(t, want.Digest, k.result.Digest, "seed %d", k.result.Seed)
 	}
+}
+
+// Turnsim's tools close over a runtime and a tracer: lendTools hands them only to a world on the
+// same two, and a hung run's scratch forgets them.
+func TestScratchLendsToolsOnlyToTheirWorld(t *testing.T) {
+	rt := sched.New(sched.Options{Seed: 1})
+	var tr, other tracer
+	s := &scratch{toolsRuntime: rt, toolsTracer: &tr}
+	s.tools = [plannedTools]harness.Tool(appendPlanTools(nil, rt, &tr))
+	room := make([]harness.Tool, 0, plannedTools)
+	assert.Len(t, s.lendTools(room, rt, &tr), plannedTools)
+	assert.Empty(t, s.lendTools(room, rt, &other), "another tracer")
+	assert.Empty(t, s.lendTools(room, sched.New(sched.Options{Seed: 1}), &tr), "another runtime")
+	assert.Empty(t, (*scratch)(nil).lendTools(room, rt, &tr), "no scratch")
+	s.forgetLent()
+	assert.Empty(t, s.lendTools(room, rt, &tr), "forgotten")
 }
