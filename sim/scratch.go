@@ -199,11 +199,10 @@ func reuse[T any](records []T) []T {
 // must not retain it (nor anything in it: the log's bytes are reused for the next run).
 func runForResult(schedule Schedule, agent Agent, keep func(o *Outcome)) {
 	s := scratchPool.Get().(*scratch)
-	var w *world
 	// The Outcome lives in the scratch, not in a variable of its own: handed to keep, a func
 	// value, a local would escape, an allocation of the whole Outcome (about 770 bytes) a seed.
 	o := &s.outcome
-	w, *o = runWorldWith(schedule, agent, s)
+	w := runWorldInto(schedule, agent, s, o)
 	keep(o)
 	if !hung(o.Report) {
 		s.reclaim(w, o)
