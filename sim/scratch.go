@@ -34,6 +34,9 @@ type scratch struct {
 	// outcome is the run's Outcome while keep looks at it (runForResult), zero otherwise.
 	outcome Outcome
 	log     []byte // the disk's first file's buffer
+	// lentLog is the buffer takeLog lent the current run: the disk may trade it for a smaller
+	// copy (a power loss's truncation), and reclaim then keeps the larger of the two.
+	lentLog []byte
 	// scheduler is a finished run's, for the next run to reset, or nil.
 	scheduler *sched.Scheduler
 	// parts is the world the scratch's current or last run was built in (newWorldWith), or nil;
@@ -74,7 +77,7 @@ func (s *scratch) takeLog() []byte {
 		return nil
 	}
 	b := s.log[:0]
-	s.log = nil
+	s.lentLog, s.log = s.log, nil
 	return b
 }
 
@@ -120,7 +123,7 @@ func (s *scratch) takeIncarnation() *incarnationParts {
 // forgetLent drops what the scratch lent its run for good: a hung task of the run may still use
 // it.
 func (s *scratch) forgetLent() {
-	s.parts, s.incarnation, s.llmErrors = nil, nil, nil
+	s.parts, s.incarnation, s.llmErrors, s.lentLog = nil, nil, nil, nil
 	s.tools, s.toolsRuntime, s.toolsTracer = [plannedTools]harness.Tool{}, nil, nil
 }
 
@@ -255,7 +258,11 @@ func (s *scratch) reclaim(w *world, o *Outcome) {
 			s.log = f.written[:0]
 			f.written = nil
 		}
+		if cap(s.lentLog) > cap(s.log) {
+			s.log = s.lentLog[:0]
+		}
 	}
+	s.lentLog = nil
 }
 
 // hung reports whether a task of the run was abandoned as hung.
