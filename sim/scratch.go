@@ -199,7 +199,8 @@ func reuse[T any](records []T) []T {
 }
 
 // runForResult runs a schedule for what a sweep keeps of it and passes the Outcome to keep, which
-// must not retain it (nor anything in it: the log's bytes are reused for the next run).
+// must not retain it (nor anything in it: the log's bytes and the trace's arrays are reused for the
+// next run; what keep keeps, violations, coverage and outcome kinds, is the run's own memory).
 func runForResult(schedule Schedule, agent Agent, keep func(o *Outcome)) {
 	s := scratchPool.Get().(*scratch)
 	// The Outcome lives in the scratch, not in a variable of its own: handed to keep, a func
