@@ -47,7 +47,8 @@ type scratch struct {
 	incarnation *incarnationParts
 	llmErrors   []harness.LlmError
 	// trace holds a finished run's trace arrays, empty and cleared, for the next run's records;
-	// messages and asked its provider's and tracer's arrays (requestMessages, askCall).
+	// messages and asked its provider's and tracer's arrays (requestMessages, askCall); messages
+	// stays here while lent.
 	trace    properties.Trace
 	messages []properties.RequestMessage
 	asked    []askedCall
@@ -123,7 +124,7 @@ func (s *scratch) takeIncarnation() *incarnationParts {
 // forgetLent drops what the scratch lent its run for good: a hung task of the run may still use
 // it.
 func (s *scratch) forgetLent() {
-	s.parts, s.incarnation, s.llmErrors, s.lentLog = nil, nil, nil, nil
+	s.parts, s.incarnation, s.llmErrors, s.lentLog, s.messages = nil, nil, nil, nil, nil
 	s.tools, s.toolsRuntime, s.toolsTracer = [plannedTools]harness.Tool{}, nil, nil
 }
 
@@ -150,7 +151,7 @@ func (s *scratch) lendTrace(t *tracer, p *planProvider) {
 	t.trace.Cancels, s.trace.Cancels = s.trace.Cancels, nil
 	t.trace.Sends, s.trace.Sends = s.trace.Sends, nil
 	t.trace.AgentErrors, s.trace.AgentErrors = s.trace.AgentErrors, nil
-	p.messages, s.messages = s.messages, nil
+	p.messages = s.messages // kept here too: the run may trade it for a larger array, or a fresh one
 	if s.llmErrors == nil {
 		s.llmErrors = make([]harness.LlmError, llmErrorsBuffered)
 	}
@@ -198,6 +199,16 @@ func reuse[T any](records []T) []T {
 	return records[:0]
 }
 
+// reuseLarger is the larger of two arrays of records, lent and what the run ended with (the same
+// array, or one the run made when lent was too small or its records could not extend it), for
+// reuse: cleared to its capacity, since the run may have written lent past the other's length.
+func reuseLarger[T any](lent, final []T) []T {
+	if cap(final) > cap(lent) {
+		lent = final
+	}
+	return reuse(lent[:cap(lent)])
+}
+
 // runForResult runs a schedule for what a sweep keeps of it and passes the Outcome to keep, which
 // must not retain it (nor anything in it: the log's bytes and the trace's arrays are reused for the
 // next run; what keep keeps, violations, coverage and outcome kinds, is the run's own memory).
@@ -240,9 +251,7 @@ func (s *scratch) reclaim(w *world, o *Outcome) {
 	if tr.AgentErrors != nil {
 		s.trace.AgentErrors = reuse(tr.AgentErrors)
 	}
-	if w.provider.messages != nil {
-		s.messages = reuse(w.provider.messages)
-	}
+	s.messages = reuseLarger(s.messages, w.provider.messages)
 	if w.tracer.asked != nil {
 		s.asked = reuse(w.tracer.asked)
 	}
