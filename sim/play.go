@@ -88,14 +88,21 @@ type world struct {
 var errCrashed = errors.New("sim: the agent's process crashed")
 
 func newWorld(schedule Schedule, rt harness.Runtime, scheduler *sched.Scheduler, user Agent) *world {
-	parts := new(worldParts)
+	return newWorldWith(schedule, rt, scheduler, user, nil)
+}
+
+// newWorldWith is newWorld building the world in the parts and trace arrays an earlier run left
+// in s (nil: fresh ones).
+func newWorldWith(schedule Schedule, rt harness.Runtime, scheduler *sched.Scheduler, user Agent, s *scratch) *world {
+	parts := s.takeParts()
 	w, t := &parts.world, &parts.tracer
 	t.init(rt, scheduler)
-	*w = world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user}
+	*w = world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user, scratch: s}
 	w.userTools = newUserTools(user, rt, schedule.Seed)
 	parts.provider = planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools, world: w, streams: parts.streams[:]}
 	w.provider = &parts.provider
-	w.tools = parts.tools[:0]
+	s.lendTrace(t, w.provider)
+	w.tools = s.lendTools(parts.tools[:0], rt, t)
 	w.planned = countActions(schedule.Plan.Actions)
 	w.keepDurable = scheduler != nil && w.planned.crashes // only the scheduler can crash the agent
 	if w.keepDurable {
@@ -302,8 +309,14 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 		}
 		policy, poolLimit = &w.keyed, plan.MaxParallelToolCalls
 	}
-	// What the incarnation keeps for its life, allocated as one (incarnationParts).
-	parts := new(incarnationParts)
+	// What the incarnation keeps for its life, allocated as one (incarnationParts): the first
+	// incarnation's an earlier run's, when it left them.
+	var parts *incarnationParts
+	if incarnation == 1 {
+		parts = w.scratch.takeIncarnation()
+	} else {
+		parts = new(incarnationParts)
+	}
 	if w.user.MaxParallelToolCalls > 0 {
 		poolLimit = w.user.MaxParallelToolCalls
 	}

@@ -3,6 +3,8 @@ package sim
 import (
 	"sync"
 
+	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim/sched"
 )
 
@@ -13,11 +15,14 @@ import (
 // the digest and log-replays read (about 6 KB), are dead once the run's result is taken; a sweep
 // (RunSeedAgent, the shrinker) hands them to the next seed instead of to the collector. So is the
 // run's scheduler, with its tasks, queues and processes (about 3 KB and a dozen allocations):
-// the next seed resets it (sched.Scheduler.Reset).
+// the next seed resets it (sched.Scheduler.Reset). So are the world's parts (about 1.8 KB) and
+// the arrays of its trace and provider (requests, their conversations, sends, cancels, waits,
+// errors, tool runs, streamed calls: about 3.5 KB and half a dozen allocations): the next seed's
+// world is built in them.
 //
 // Only what nobody can still see is reused: the Outcome a sweep looks at is dropped before its
 // buffers are (and holds nothing of the scheduler but the RunReport, which Reset leaves alone),
-// and a run whose task hung keeps its buffers and its scheduler (the abandoned goroutine may
+// and a run whose task hung keeps its buffers, world and scheduler (the abandoned goroutine may
 // still write to the disk and run on the scheduler).
 
 // scratchBytesMax bounds a buffer kept for reuse: a rare huge log should not stay allocated.
@@ -29,8 +34,30 @@ type scratch struct {
 	// outcome is the run's Outcome while keep looks at it (runForResult), zero otherwise.
 	outcome Outcome
 	log     []byte // the disk's first file's buffer
+	// lentLog is the buffer takeLog lent the current run: the disk may trade it for a smaller
+	// copy (a power loss's truncation), and reclaim then keeps the larger of the two.
+	lentLog []byte
 	// scheduler is a finished run's, for the next run to reset, or nil.
 	scheduler *sched.Scheduler
+	// parts is the world the scratch's current or last run was built in (newWorldWith), or nil;
+	// incarnation its first incarnation's parts (startIncarnation) and llmErrors its provider's
+	// first room for errors (newLlmError). They stay here while lent: the scratch forgets them
+	// when the run hangs (forgetLent), and clears them for the next run otherwise.
+	parts       *worldParts
+	incarnation *incarnationParts
+	llmErrors   []harness.LlmError
+	// trace holds a finished run's trace arrays, empty and cleared, for the next run's records;
+	// messages and asked its provider's and tracer's arrays (requestMessages, askCall); messages
+	// stays here while lent.
+	trace    properties.Trace
+	messages []properties.RequestMessage
+	asked    []askedCall
+	// tools are turnsim's own tools a run made (appendPlanTools), and toolsRuntime and
+	// toolsTracer what they were made for: each closes over only those two, so a world built on
+	// the same scheduler, in the same parts, has them as they are (lendTools).
+	tools        [plannedTools]harness.Tool
+	toolsRuntime harness.Runtime
+	toolsTracer  *tracer
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
@@ -51,7 +78,7 @@ func (s *scratch) takeLog() []byte {
 		return nil
 	}
 	b := s.log[:0]
-	s.log = nil
+	s.lentLog, s.log = s.log, nil
 	return b
 }
 
@@ -67,26 +94,171 @@ func (s *scratch) takeScheduler(opts sched.Options) *sched.Scheduler {
 	return scheduler
 }
 
+// takeParts is a world's parts, zero: those of the scratch's last run, or new ones it keeps.
+func (s *scratch) takeParts() *worldParts {
+	if s == nil {
+		return new(worldParts)
+	}
+	if s.parts == nil {
+		s.parts = new(worldParts)
+	} else {
+		*s.parts = worldParts{}
+	}
+	return s.parts
+}
+
+// takeIncarnation is an incarnation's parts, zero: those of the scratch's last run's first
+// incarnation, or new ones it keeps.
+func (s *scratch) takeIncarnation() *incarnationParts {
+	if s == nil {
+		return new(incarnationParts)
+	}
+	if s.incarnation == nil {
+		s.incarnation = new(incarnationParts)
+	} else {
+		*s.incarnation = incarnationParts{}
+	}
+	return s.incarnation
+}
+
+// forgetLent drops what the scratch lent its run for good: a hung task of the run may still use
+// it.
+func (s *scratch) forgetLent() {
+	s.parts, s.incarnation, s.llmErrors, s.lentLog, s.messages = nil, nil, nil, nil, nil
+	s.tools, s.toolsRuntime, s.toolsTracer = [plannedTools]harness.Tool{}, nil, nil
+}
+
+// lendTools puts into tools, room in a new world on rt traced by t, turnsim's own tools an
+// earlier run made for the same rt and t, and returns them; or returns tools as it is.
+func (s *scratch) lendTools(tools []harness.Tool, rt harness.Runtime, t *tracer) []harness.Tool {
+	if s == nil || s.toolsTracer != t || s.toolsRuntime != rt {
+		return tools
+	}
+	return append(tools, s.tools[:]...)
+}
+
+// lendTrace hands the arrays an earlier run's trace left to the tracer t and provider p of a new
+// run, empty but not nil: where a record was made at the first (make), it goes into the lent
+// array. settleTrace takes back those the run left empty, so that the trace it hands on is what a
+// fresh run's is: nil where nothing was recorded.
+func (s *scratch) lendTrace(t *tracer, p *planProvider) {
+	if s == nil {
+		return
+	}
+	t.trace.Requests, s.trace.Requests = s.trace.Requests, nil
+	t.trace.Waits, s.trace.Waits = s.trace.Waits, nil
+	t.trace.Tools, s.trace.Tools = s.trace.Tools, nil
+	t.trace.Cancels, s.trace.Cancels = s.trace.Cancels, nil
+	t.trace.Sends, s.trace.Sends = s.trace.Sends, nil
+	t.trace.AgentErrors, s.trace.AgentErrors = s.trace.AgentErrors, nil
+	p.messages = s.messages // kept here too: the run may trade it for a larger array, or a fresh one
+	if s.llmErrors == nil {
+		s.llmErrors = make([]harness.LlmError, llmErrorsBuffered)
+	}
+	p.llmErrors = s.llmErrors
+	t.asked, s.asked = s.asked, nil
+}
+
+// settleTrace takes back the arrays lent to t (lendTrace) that its run left empty, leaving nil
+// in their place. Under the tracer's lock: a hung task of the run may still record.
+func (s *scratch) settleTrace(t *tracer) {
+	if s == nil {
+		return
+	}
+	t.mu.Lock()
+	tr := &t.trace
+	tr.Requests, s.trace.Requests = settle(tr.Requests, s.trace.Requests)
+	tr.Waits, s.trace.Waits = settle(tr.Waits, s.trace.Waits)
+	tr.Tools, s.trace.Tools = settle(tr.Tools, s.trace.Tools)
+	tr.Cancels, s.trace.Cancels = settle(tr.Cancels, s.trace.Cancels)
+	tr.Sends, s.trace.Sends = settle(tr.Sends, s.trace.Sends)
+	tr.AgentErrors, s.trace.AgentErrors = settle(tr.AgentErrors, s.trace.AgentErrors)
+	t.mu.Unlock()
+}
+
+// settle is (nil, the empty array lent) when a run recorded nothing in it, else (its records,
+// kept).
+func settle[T any](records, kept []T) ([]T, []T) {
+	if len(records) == 0 {
+		return nil, records
+	}
+	return records, kept
+}
+
+// reuseMax bounds the records an array kept for reuse holds: a rare huge run's should not stay
+// allocated.
+const reuseMax = 256
+
+// reuse is records cleared (they hold strings and pointers the collector should not keep for
+// them) and empty, or nil when it is too large to keep.
+func reuse[T any](records []T) []T {
+	if cap(records) > reuseMax {
+		return nil
+	}
+	clear(records)
+	return records[:0]
+}
+
+// reuseLarger is the larger of two arrays of records, lent and what the run ended with (the same
+// array, or one the run made when lent was too small or its records could not extend it), for
+// reuse: cleared to its capacity, since the run may have written lent past the other's length.
+func reuseLarger[T any](lent, final []T) []T {
+	if cap(final) > cap(lent) {
+		lent = final
+	}
+	return reuse(lent[:cap(lent)])
+}
+
 // runForResult runs a schedule for what a sweep keeps of it and passes the Outcome to keep, which
-// must not retain it (nor anything in it: the log's bytes are reused for the next run).
+// must not retain it (nor anything in it: the log's bytes and the trace's arrays are reused for the
+// next run; what keep keeps, violations, coverage and outcome kinds, is the run's own memory).
 func runForResult(schedule Schedule, agent Agent, keep func(o *Outcome)) {
 	s := scratchPool.Get().(*scratch)
-	var w *world
 	// The Outcome lives in the scratch, not in a variable of its own: handed to keep, a func
 	// value, a local would escape, an allocation of the whole Outcome (about 770 bytes) a seed.
 	o := &s.outcome
-	w, *o = runWorldWith(schedule, agent, s)
+	w := runWorldInto(schedule, agent, s, o)
 	keep(o)
 	if !hung(o.Report) {
 		s.reclaim(w, o)
+	} else {
+		s.forgetLent()
 	}
 	*o = Outcome{} // nothing of the run stays reachable from the pool
 	scratchPool.Put(s)
 }
 
-// reclaim keeps the run's large buffers and its scheduler for the next run.
+// reclaim keeps the run's large buffers, the arrays of its trace and its scheduler for the next
+// run, with what it lent the run (its world's and first incarnation's parts, room for errors).
 func (s *scratch) reclaim(w *world, o *Outcome) {
 	s.scheduler = w.scheduler
+	tr := &w.tracer.trace
+	if tr.Requests != nil {
+		s.trace.Requests = reuse(tr.Requests)
+	}
+	if tr.Waits != nil {
+		s.trace.Waits = reuse(tr.Waits)
+	}
+	if tr.Tools != nil {
+		s.trace.Tools = reuse(tr.Tools)
+	}
+	if tr.Cancels != nil {
+		s.trace.Cancels = reuse(tr.Cancels)
+	}
+	if tr.Sends != nil {
+		s.trace.Sends = reuse(tr.Sends)
+	}
+	if tr.AgentErrors != nil {
+		s.trace.AgentErrors = reuse(tr.AgentErrors)
+	}
+	s.messages = reuseLarger(s.messages, w.provider.messages)
+	if w.tracer.asked != nil {
+		s.asked = reuse(w.tracer.asked)
+	}
+	clear(s.llmErrors) // the run's errors: the next run's provider cuts its own from the array
+	if len(w.tools) == plannedTools {
+		s.tools, s.toolsRuntime, s.toolsTracer = [plannedTools]harness.Tool(w.tools), w.rt, w.tracer
+	}
 	if cap(o.JSONL) <= scratchBytesMax {
 		s.jsonl = o.JSONL[:0]
 	}
@@ -96,7 +268,11 @@ func (s *scratch) reclaim(w *world, o *Outcome) {
 			s.log = f.written[:0]
 			f.written = nil
 		}
+		if cap(s.lentLog) > cap(s.log) {
+			s.log = s.lentLog[:0]
+		}
 	}
+	s.lentLog = nil
 }
 
 // hung reports whether a task of the run was abandoned as hung.

@@ -5,6 +5,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/sim/sched"
 )
 
 // A seed run with buffers an earlier seed left (RunSeed, through runForResult) gives what a run
@@ -43,4 +47,68 @@ func TestScratchLendsWhatFits(t *testing.T) {
 	assert.Equal(t, 0, len(l))
 	assert.Equal(t, 70, cap(l))
 	assert.Nil(t, s.takeLog())
+}
+
+// mixes are fault mixes whose runs record different parts of the trace: the default one, crashes
+// and power losses (the disk, restarts), tool calls, and sends and cancels racing.
+var mixes = [][]string{
+	nil,
+	{faults.Crash},
+	{faults.PowerLoss, faults.Followup, faults.Steer, faults.ToolCalls, faults.ToolLatency, faults.SlowStream},
+	{faults.ToolCalls, faults.ToolLatency},
+}
+
+// A run in a world, trace arrays and provider buffers an earlier run left (runForResult) gives
+// the whole Outcome a fresh run does: trace (nil where nothing was recorded, as fresh), log,
+// JSON Lines, digest, violations, coverage. Seeds run in an order that hands each one a different
+// predecessor's buffers, and mixes alternate so that a run gets arrays of another mix's shape.
+func TestReusedWorldChangesNothing(t *testing.T) {
+	n := sweep(200)
+	for i := range n {
+		for _, mix := range mixes {
+			schedule := NewSchedule(int64(1+(i*37)%n), mix)
+			runForResult(schedule, Agent{}, func(o *Outcome) {
+				want := RunSchedule(schedule)
+				require.Equal(t, want, *o, "seed %d, mix %v", schedule.Seed, mix)
+			})
+		}
+	}
+}
+
+// What a sweep keeps of a seed (RunSeed's SeedResult: violations, coverage, outcome reasons) is
+// its own memory: later seeds run through the same scratch leave it as it was.
+func TestRetainedResultsOutliveTheScratch(t *testing.T) {
+	n := sweep(200)
+	type kept struct {
+		result SeedResult
+		mix    []string
+	}
+	var results []kept
+	for i := range n {
+		mix := mixes[i%len(mixes)]
+		results = append(results, kept{RunSeed(int64(1+i), mix, false), mix})
+	}
+	for _, k := range results {
+		want := RunSchedule(NewSchedule(k.result.Seed, k.mix))
+		assert.Equal(t, want.Violations, k.result.Violations, "seed %d", k.result.Seed)
+		assert.Equal(t, want.Exercised, k.result.Exercised, "seed %d", k.result.Seed)
+		assert.Equal(t, want.Outcomes, k.result.Outcomes, "seed %d", k.result.Seed)
+		assert.Equal(t, want.Digest, k.result.Digest, "seed %d", k.result.Seed)
+	}
+}
+
+// Turnsim's tools close over a runtime and a tracer: lendTools hands them only to a world on the
+// same two, and a hung run's scratch forgets them.
+func TestScratchLendsToolsOnlyToTheirWorld(t *testing.T) {
+	rt := sched.New(sched.Options{Seed: 1})
+	var tr, other tracer
+	s := &scratch{toolsRuntime: rt, toolsTracer: &tr}
+	s.tools = [plannedTools]harness.Tool(appendPlanTools(nil, rt, &tr))
+	room := make([]harness.Tool, 0, plannedTools)
+	assert.Len(t, s.lendTools(room, rt, &tr), plannedTools)
+	assert.Empty(t, s.lendTools(room, rt, &other), "another tracer")
+	assert.Empty(t, s.lendTools(room, sched.New(sched.Options{Seed: 1}), &tr), "another runtime")
+	assert.Empty(t, (*scratch)(nil).lendTools(room, rt, &tr), "no scratch")
+	s.forgetLent()
+	assert.Empty(t, s.lendTools(room, rt, &tr), "forgotten")
 }

@@ -117,11 +117,15 @@ func RunScheduleAgent(schedule Schedule, agent Agent) Outcome {
 
 // runWorld is RunScheduleWith, returning the world too, for tests to look inside (at its disk).
 func runWorld(schedule Schedule, agent Agent) (*world, Outcome) {
-	return runWorldWith(schedule, agent, nil)
+	var out Outcome
+	w := runWorldInto(schedule, agent, nil, &out)
+	return w, out
 }
 
-// runWorldWith is runWorld taking its large buffers from s (nil: fresh ones).
-func runWorldWith(schedule Schedule, agent Agent, s *scratch) (*world, Outcome) {
+// runWorldInto is runWorld taking its large buffers from s (nil: fresh ones) and putting the
+// Outcome in out: an Outcome (about 770 bytes) returned by value was copied twice on its way to
+// a sweep's scratch, some 500 instructions a schedule.
+func runWorldInto(schedule Schedule, agent Agent, s *scratch, out *Outcome) *world {
 	scheduler := s.takeScheduler(sched.Options{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
 		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
@@ -129,29 +133,30 @@ func runWorldWith(schedule Schedule, agent Agent, s *scratch) (*world, Outcome) 
 		MaxTasks:       taskLimit(schedule),
 		PCTDepth:       schedule.Depth,
 	})
-	w := newWorld(schedule, scheduler, scheduler, agent)
-	w.scratch = s
+	w := newWorldWith(schedule, scheduler, scheduler, agent, s)
 	if w.disk != nil {
 		w.disk.spare = s.takeLog()
 	}
 	report := scheduler.Run("main", w.play)
+	s.settleTrace(w.tracer)
 	w.keepDurableAtEnd()
 	w.tracer.trace.EndMs = report.VirtualElapsed.Milliseconds()
 	for _, f := range report.Findings {
 		w.tracer.trace.Findings = append(w.tracer.trace.Findings, f.String())
 	}
-	return w, finishOutcome(w, report)
+	finishOutcome(w, report, out)
+	return w
 }
 
-// finishOutcome encodes the log, checks the properties and gathers coverage.
-func finishOutcome(w *world, report *sched.RunReport) Outcome {
-	schedule, agent, t := w.schedule, w.agent, w.tracer
+// finishOutcome encodes the log, checks the properties and gathers coverage into out.
+func finishOutcome(w *world, report *sched.RunReport, out *Outcome) {
+	agent, t := w.agent, w.tracer
 	var strategy *properties.StrategyInfo
 	if w.user.NewStrategy != nil {
 		s := w.user.NewStrategy()
 		strategy = &properties.StrategyInfo{Key: s.Key(), Mode: s.Mode(), Budget: s.Budget(), CapMs: s.CapMs()}
 	}
-	out := Outcome{Schedule: schedule, Trace: t.trace, Report: report}
+	*out = Outcome{Schedule: w.schedule, Trace: t.trace, Report: report}
 	if agent != nil {
 		// The session's own log, without the copy Events makes (about 1.5 KB a schedule): what
 		// Log returns never changes, even if a hung task of the run appends after it.
@@ -159,7 +164,7 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 	}
 	out.JSONL = w.jsonl(out.Log, report)
 	out.Digest = sha256.Sum256(out.JSONL)
-	plan := schedule.Plan
+	plan := &w.schedule.Plan // not a copy
 	parallelTools, exclusiveTools := faults.ParallelTools, faults.ExclusiveTools
 	if u := w.userTools; u != nil {
 		parallelTools, exclusiveTools = u.parallel, u.exclusive
@@ -200,7 +205,6 @@ func finishOutcome(w *world, report *sched.RunReport) Outcome {
 		slices.Sort(kinds)
 		out.Outcomes = slices.Clone(kinds)
 	}
-	return out
 }
 
 // jsonl is the run's log as JSON Lines. When the plan keeps a durable log and the agent is up at
@@ -261,5 +265,7 @@ func PlaySchedule(schedule Schedule, rt harness.Runtime) Outcome {
 	w.play()
 	elapsed := w.tracer.elapsed()
 	w.tracer.trace.EndMs = elapsed.Milliseconds()
-	return finishOutcome(w, &sched.RunReport{VirtualElapsed: elapsed})
+	var out Outcome
+	finishOutcome(w, &sched.RunReport{VirtualElapsed: elapsed}, &out)
+	return out
 }
