@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/internal/spare"
 	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim/sched"
 )
@@ -102,7 +103,7 @@ func (s *scratch) takeParts() *worldParts {
 	if s.parts == nil {
 		s.parts = new(worldParts)
 	} else {
-		*s.parts = worldParts{}
+		*s.parts = worldParts{} // in place: a generic zeroing would copy a zero value over it
 	}
 	return s.parts
 }
@@ -185,20 +186,6 @@ func settle[T any](records, kept []T) ([]T, []T) {
 	return records, kept
 }
 
-// reuseMax bounds the records an array kept for reuse holds: a rare huge run's should not stay
-// allocated.
-const reuseMax = 256
-
-// reuse is records cleared (they hold strings and pointers the collector should not keep for
-// them) and empty, or nil when it is too large to keep.
-func reuse[T any](records []T) []T {
-	if cap(records) > reuseMax {
-		return nil
-	}
-	clear(records)
-	return records[:0]
-}
-
 // reuseLarger is the larger of two arrays of records, lent and what the run ended with (the same
 // array, or one the run made when lent was too small or its records could not extend it), for
 // reuse: cleared to its capacity, since the run may have written lent past the other's length.
@@ -206,7 +193,7 @@ func reuseLarger[T any](lent, final []T) []T {
 	if cap(final) > cap(lent) {
 		lent = final
 	}
-	return reuse(lent[:cap(lent)])
+	return spare.Emptied(lent[:cap(lent)])
 }
 
 // runForResult runs a schedule for what a sweep keeps of it and passes the Outcome to keep, which
@@ -234,26 +221,26 @@ func (s *scratch) reclaim(w *world, o *Outcome) {
 	s.scheduler = w.scheduler
 	tr := &w.tracer.trace
 	if tr.Requests != nil {
-		s.trace.Requests = reuse(tr.Requests)
+		s.trace.Requests = spare.Emptied(tr.Requests)
 	}
 	if tr.Waits != nil {
-		s.trace.Waits = reuse(tr.Waits)
+		s.trace.Waits = spare.Emptied(tr.Waits)
 	}
 	if tr.Tools != nil {
-		s.trace.Tools = reuse(tr.Tools)
+		s.trace.Tools = spare.Emptied(tr.Tools)
 	}
 	if tr.Cancels != nil {
-		s.trace.Cancels = reuse(tr.Cancels)
+		s.trace.Cancels = spare.Emptied(tr.Cancels)
 	}
 	if tr.Sends != nil {
-		s.trace.Sends = reuse(tr.Sends)
+		s.trace.Sends = spare.Emptied(tr.Sends)
 	}
 	if tr.AgentErrors != nil {
-		s.trace.AgentErrors = reuse(tr.AgentErrors)
+		s.trace.AgentErrors = spare.Emptied(tr.AgentErrors)
 	}
 	s.messages = reuseLarger(s.messages, w.provider.messages)
 	if w.tracer.asked != nil {
-		s.asked = reuse(w.tracer.asked)
+		s.asked = spare.Emptied(w.tracer.asked)
 	}
 	clear(s.llmErrors) // the run's errors: the next run's provider cuts its own from the array
 	if len(w.tools) == plannedTools {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/internal/spare"
 )
 
 // Process is a group of tasks that can die together, like the goroutines of one OS process: the
@@ -26,7 +27,7 @@ var _ harness.Runtime = (*Process)(nil)
 // NewProcess makes an empty process on the scheduler; its tasks are the ones started through it.
 func (s *Scheduler) NewProcess(name string) *Process {
 	p := s.kept.processes.take() // an earlier run's, or a new one
-	*p = Process{s: s, name: name, tasks: emptied(p.tasks)}
+	*p = Process{s: s, name: name, tasks: spare.Emptied(p.tasks)}
 	if p.tasks == nil {
 		p.tasks = p.tasksInline[:0]
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/internal/spare"
 )
 
 // NewQueue makes an unbounded FIFO queue whose Get parks the calling task until an item arrives.
@@ -14,7 +15,7 @@ import (
 // task waited for.
 func (s *Scheduler) NewQueue(name string) harness.Queue {
 	q := s.kept.queues.take() // an earlier run's, with its buffers, or a new one
-	*q = queue{s: s, name: name, items: emptied(q.items), waiters: emptied(q.waiters)}
+	*q = queue{s: s, name: name, items: spare.Emptied(q.items), waiters: spare.Emptied(q.waiters)}
 	return q
 }
 

@@ -77,17 +77,3 @@ func (s *Scheduler) Reset(opts Options) {
 	s.kept = k
 	s.init(opts)
 }
-
-// spareBufferMax bounds a buffer kept for the next run (a queue's items or waiters), so that a
-// runaway run's huge one is dropped.
-const spareBufferMax = 256
-
-// emptied returns b cleared and emptied for reuse, or nil when it is too large to keep. Clearing
-// lets what an earlier run left in it be collected, and keeps it out of the next run's sight.
-func emptied[T any](b []T) []T {
-	if cap(b) > spareBufferMax {
-		return nil
-	}
-	clear(b)
-	return b[:0]
-}

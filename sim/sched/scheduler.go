@@ -55,6 +55,7 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/internal/spare"
 	"github.com/turnsim/turnsim/internal/splitmix"
 )
 
@@ -200,7 +201,7 @@ func (s *Scheduler) init(opts Options) {
 	s.zombies = s.zombiesInline[:0]
 	s.events = s.kept.events
 	if opts.PCTDepth > 0 {
-		s.pct.init(&s.rng, opts.PCTDepth, emptied(s.kept.pctChanges))
+		s.pct.init(&s.rng, opts.PCTDepth, spare.Emptied(s.kept.pctChanges))
 		s.kept.pctChanges = s.pct.changes // grown, perhaps; the picker never appends after init
 		s.picker = &s.pct
 	} else {

@@ -1,0 +1,19 @@
+// Package spare keeps a finished run's buffers for the next one: the scheduler's queues and
+// process lists (sim/sched) and the world's trace arrays (sim) are refilled seed after seed of a
+// sweep instead of being allocated afresh, which the collector would then have to follow.
+package spare
+
+// Max bounds a buffer kept for the next run: a rare runaway run's huge one is dropped rather than
+// kept allocated for every run after it.
+const Max = 256
+
+// Emptied returns b cleared and emptied for reuse, or nil when it holds room for more than Max
+// elements. Clearing lets what the earlier run left in it (strings, pointers) be collected, and
+// keeps it out of the next run's sight.
+func Emptied[T any](b []T) []T {
+	if cap(b) > Max {
+		return nil
+	}
+	clear(b)
+	return b[:0]
+}

@@ -1,0 +1,22 @@
+package spare
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestEmptiedClearsAndKeepsRoom(t *testing.T) {
+	b := []*int{new(int), new(int), new(int)}
+	e := Emptied(b)
+	assert.Empty(t, e)
+	assert.Equal(t, 3, cap(e), "the room is kept")
+	assert.Nil(t, b[0], "what the earlier run left is cleared")
+	assert.Nil(t, b[2])
+}
+
+func TestEmptiedDropsALargeBuffer(t *testing.T) {
+	assert.Nil(t, Emptied(make([]int, 1, Max+1)))
+	assert.NotNil(t, Emptied(make([]int, 1, Max)))
+	assert.Nil(t, Emptied[int](nil))
+}
