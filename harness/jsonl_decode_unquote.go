@@ -28,7 +28,11 @@ func (p *eventParser) stringUnquoting(start, i int) (string, bool) {
 		return unsafe.String(unsafe.SliceData(out), n), true
 	}
 	var buf [256]byte // a tool call's arguments, say; small, as the task stacks are (sim/sched)
-	n, end := unquoteEscaped(b[:min(len(b), start+len(buf))], start, i, buf[:])
+	text := b[:min(len(b), start+len(buf))]
+	if i >= len(text) { // plain bytes up to the end of the buffer
+		return "", false
+	}
+	n, end := unquoteEscaped(text, start, i, buf[:])
 	if end == 0 {
 		return "", false
 	}

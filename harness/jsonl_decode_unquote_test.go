@@ -17,6 +17,7 @@ func TestStringUnquotingIsEncodingJSON(t *testing.T) {
 		`"x\"\u00e9y"`, `"x\"\ud83d\ude00"`, `"x\"\ud83d"`, `"x\"é"`, "\"x\\\"\xff\"",
 		`"x\"` + "\x01" + `"`, `"x\q"`, `"x\"`, `"x\`, `"abcdefgh\"ijklmnopq\"rstuvwx"`,
 		`"` + long + `"`, `"` + long[:248] + `"`, `"` + long[:250] + `\u0041"`,
+		`"` + strings.Repeat("a", 300) + `\"b"`, `"` + strings.Repeat("a", 255) + `\"b"`, `"` + strings.Repeat("a", 256) + `\"b"`,
 	}
 	for _, text := range texts {
 		for _, tail := range []string{"", "}}", `,"more":"text to the end of the line"}`} {
