@@ -1,6 +1,9 @@
 package harness
 
-import "strconv"
+import (
+	"math/bits"
+	"strconv"
+)
 
 // The scanner's numbers and booleans, read with encoding/json's grammar and meaning.
 
@@ -60,9 +63,25 @@ func (p *eventParser) digits() int {
 
 // int64 reads an integer. The encoder's usual one, from one to eighteen digits (which cannot
 // overflow) without a sign or a leading zero, is added up here, with a byte's subtraction for a
-// range check; any other goes to int64Signed.
+// range check; any other goes to int64Signed. One of fewer than eight digits with a byte after
+// it (a sequence number, a time, a turn) is read from one word, digitsValue: see there.
 func (p *eventParser) int64() (int64, bool) {
 	b, i := p.b, p.i
+	if i+8 <= len(b) {
+		const ones = 0x0101010101010101
+		t := wordAt(b, i) ^ ones*'0' // a digit's byte is its value, 0 to 9
+		// The high nibble of each byte that is not a digit: one above 3 (t's own), or from : to ?
+		// (t+6 carries into it); a carry out of a byte marked already can mark the byte above it
+		// wrongly, never one below, so the lowest mark is exact.
+		if m := (t | (t + ones*6)) & (ones * 0xf0); m != 0 {
+			k := bits.TrailingZeros64(m) / 8 // the digits before the first byte that is not one
+			if c := b[i+k]; k > 0 && (k == 1 || b[i] != '0') && c != '.' && c|0x20 != 'e' {
+				p.i = i + k
+				return int64(digitsValue(t << (64 - 8*k))), true
+			}
+			return p.int64Signed()
+		}
+	}
 	if i >= len(b) || b[i]-'0' > 9 {
 		return p.int64Signed()
 	}
@@ -76,6 +95,16 @@ func (p *eventParser) int64() (int64, bool) {
 	}
 	p.i = i
 	return n, true
+}
+
+// digitsValue is the number whose digits are the bytes of t, the first the lowest byte, each a
+// digit's value (0 to 9): three multiplications each combine the neighbours of the last step,
+// digits into pairs, pairs into fours, fours into the eight (the shift before left the low bytes
+// zero for a number of fewer digits, the zeros leading it).
+func digitsValue(t uint64) uint64 {
+	t = (t * (10<<8 + 1)) >> 8 & 0x00ff00ff00ff00ff
+	t = (t * (100<<16 + 1)) >> 16 & 0x0000ffff0000ffff
+	return (t * (10000<<32 + 1)) >> 32
 }
 
 // int64Signed reads any integer: a literal of at most 18 digits, which cannot overflow, is added

@@ -77,6 +77,11 @@ func (p *eventParser) string() (string, bool) {
 		p.i = i + 1
 		return b[start:i], true
 	}
+	if i < len(b) && b[i] == '\\' {
+		if s, ok := p.stringUnquoting(start, i); ok {
+			return s, true
+		}
+	}
 	return p.stringRest(start, i)
 }
 
