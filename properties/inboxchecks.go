@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"math"
 	"slices"
 
 	"github.com/turnsim/turnsim/harness"
@@ -240,7 +241,10 @@ func (x *index) closeRefusedAt(n int) (int64, bool) {
 func (x *index) pendingAt(seq int64) int {
 	var nextTurn, nextStep [16]string
 	lanes := [2][]string{nextTurn[:0], nextStep[:0]}
-	before := x.logIndexAfter(0, seq-1) // the events before the first whose seq is seq or more
+	before := 0 // the events before the first whose seq is seq or more: none before MinInt64
+	if seq != math.MinInt64 {
+		before = x.logIndexAfter(0, seq-1) // seq-1 would wrap around to MaxInt64
+	}
 	for _, i := range x.inbox {
 		if i >= before {
 			break

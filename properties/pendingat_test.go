@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -81,7 +82,7 @@ func TestPendingAtIsTheReplayedInboxsCount(t *testing.T) {
 			log = append(log, harness.Event{Seq: drawSeq(t, i, n), Type: d.EventType(), Data: d})
 		}
 		x := newIndex(&Run{Log: log})
-		for _, seq := range rapid.SliceOf(rapid.Int64Range(0, int64(n+2))).Draw(t, "seqs") {
+		for _, seq := range rapid.SliceOf(rapid.OneOf(rapid.Int64Range(0, int64(n+2)), rapid.SampledFrom([]int64{math.MinInt64, -1, math.MaxInt64}))).Draw(t, "seqs") {
 			require.Equal(t, inboxAtPending(x, seq), x.pendingAt(seq), "before event %d", seq)
 		}
 		// claimedIn, which looks at the index's inbox events only, finds a claim the log holds.
