@@ -14,6 +14,7 @@
 //     phases and the wake latch, the turn loop with its settlement (turn/end on every way out),
 //     steps, the two-lane inbox and the block assembler;
 //   - tools.go: tool execution with exclusive and parallel groups, drain and synthetic results;
+//   - toolset.go: the registered tools, found by name;
 //   - runtime.go, runtime_production.go, random.go: the injected seams (Clock, Runtime, Random)
 //     and their production implementations.
 //

@@ -12,10 +12,12 @@ import (
 // whole log through the layer a second time, and takes the store's copy of the events as its own
 // log instead of copying them again. A restart used to check and copy its history twice.
 //
-// It is as safe as History: only ValidateHistory and Extend make one, and both run every event
-// they add through the invariant layer, so a ValidatedHistory never holds an event the layer
-// refused; a log that breaks an invariant is refused by them with the error ValidateLog gives.
-// What it vouches for is its own copy of the events, which Events lends without copying: like
+// It is as safe as History: only ValidateHistory, Extend and ExtendJSONLShared make one, and
+// each runs every event it adds through the invariant layer, so a ValidatedHistory never holds an
+// event the layer refused; a log that breaks an invariant is refused by them with the error
+// ValidateLog gives. What it vouches for is its own copy of the events (except that the strings
+// of those ExtendJSONLShared decoded share the caller's bytes, which must then never change),
+// which Events lends without copying: like
 // Session.Log's, they must not be modified (a caller that wrote into them would resume an agent
 // from events nobody judged). It never changes once made, and is safe for concurrent use.
 type ValidatedHistory struct {

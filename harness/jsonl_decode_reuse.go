@@ -109,14 +109,9 @@ func (p *eventParser) text(n int) []byte {
 	if p.slabs == nil {
 		return make([]byte, n)
 	}
-	b := p.slabs.textBytes
-	if cap(b)-len(b) < n {
-		b = make([]byte, 0, max(2*cap(b), n, 256))
-	}
-	start := len(b)
-	b = b[:start+n]
-	p.slabs.textBytes = b
-	return b[start : start+n : start+n]
+	out := p.slabs.textRoom(n)
+	p.slabs.textBytes = p.slabs.textBytes[:len(p.slabs.textBytes)+n]
+	return out[:n:n]
 }
 
 // slab is an array of payloads of one type, the first used of them taken.

@@ -151,8 +151,9 @@ func hex4(b string) rune {
 	return r
 }
 
-// unquoteASCII is unquoteJSON of the inside of a string of ASCII bytes only, as a string with
-// escapes usually is (tool arguments, JSON themselves): its value is never longer than its text
+// unquoteASCII is unquoteJSON of the inside of a string of ASCII bytes only, for those
+// stringUnquoting leaves to it (one with a \u escape; without a decoder, one whose plain bytes
+// run past 256 before an escape): its value is never longer than its text
 // (an escape of two bytes gives one, of six at most three, of twelve four), so it is written into
 // a buffer of that length, which becomes the string without a copy. The bytes up to the next
 // backslash go eight at a time: a word is stored whole wherever its backslash is (the bytes from

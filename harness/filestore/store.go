@@ -281,7 +281,7 @@ func (s *Store) Append(e harness.Event) error {
 	if len(line) > lineBytesMax { // refused before a byte is written: the log stays readable
 		return fmt.Errorf("filestore: append to %s refused: event %d (%s) encodes to %d bytes: %w", s.path, e.Seq, e.Type, len(line), ErrLineTooLong)
 	}
-	if err := s.writeThenSync(line); err != nil { // a File, as an io.Writer, keeps nothing of line
+	if err := s.writeThenSync(line); err != nil { // a File keeps nothing of the store's own line buffer
 		return s.fail(e, err)
 	}
 	s.size += int64(len(line))

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -292,10 +293,11 @@ func TestAppendEncodesInTheRoomAFileLends(t *testing.T) {
 
 	lineBytesMax = len(want)
 	t.Cleanup(func() { lineBytesMax = harness.LineBytesMax })
-	long := harness.Event{Seq: 3, Type: harness.TypeUserMessage, Time: 1000, Data: harness.UserMessage{Message: harness.Message{ID: "m1", Text: string(make([]byte, len(want)))}}}
+	long := harness.Event{Seq: 3, Type: harness.TypeUserMessage, Time: 1000, Data: harness.UserMessage{Message: harness.Message{ID: "m1", Text: strings.Repeat("x", len(want))}}} // plain bytes: the line fits the room lent
 	require.ErrorIs(t, s.Append(long), ErrLineTooLong)
 	assert.Equal(t, string(want), string(fsys.file.data), "nothing written")
 	require.NoError(t, s.Append(turnStart(3, 2)))
+	assert.Equal(t, 3, fsys.file.inPlace, "the line after the refused one written in the room too")
 	require.NoError(t, s.Close())
 	_, opened, err := OpenFS(fsys, "session.jsonl")
 	require.NoError(t, err)
