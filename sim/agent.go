@@ -20,8 +20,9 @@ import (
 // restarts the agent) and from several workers at once: it must return fresh state each time
 // and share nothing mutable between calls, or two seeds would see each other.
 //
-// What a factory is handed (the runtime, the simulated provider) serves one run only: a sweep
-// hands the same memory to its next seed, so nothing may keep it past the run it was made for.
+// What a factory is handed (the runtime, the simulated provider and the errors it returns) serves
+// one run only: a sweep hands the same memory to its next seed, so nothing may keep it past the
+// run it was made for.
 type Agent struct {
 	// NewStrategy makes the retry strategy (Config.RetryStrategy); nil: the seed's policy.
 	NewStrategy func() harness.RetryStrategy

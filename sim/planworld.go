@@ -283,7 +283,7 @@ func (p *planProvider) failureError(f faults.Fail) error {
 
 // newLlmError is room for a failure's error, cut from p.llmErrors: one allocation for a few
 // failures instead of one each (a default-mix schedule's provider fails about twice). Each
-// error is its own, never reused.
+// error is its own within a run; a sweep lends the first ones to its next seed (lendTrace).
 func (p *planProvider) newLlmError() *harness.LlmError {
 	if len(p.llmErrors) == 0 {
 		p.llmErrors = make([]harness.LlmError, llmErrorsBuffered)

@@ -61,14 +61,20 @@ func TestReleaseIdleEndsThemNow(t *testing.T) {
 
 // holdSweep stops the sweep's timer and keeps parkIdle from arming it, until the returned
 // function lets it be armed again: a test counting idle workers is not to see a review stop them.
-// (A review already under way when it is called may still run once, at once.)
+// A review whose timer already fired but which waits for the lock (armed, yet Stop finds nothing
+// to stop) is let run first: it would re-arm the timer or leave it unarmed, either way ending the
+// hold; holdSweep then tries again.
 func holdSweep() (release func()) {
-	idle.mu.Lock()
-	defer idle.mu.Unlock()
-	if idle.sweep != nil {
-		idle.sweep.Stop()
+	for {
+		idle.mu.Lock()
+		if idle.sweep == nil || !idle.armed || idle.sweep.Stop() {
+			idle.armed = true
+			idle.mu.Unlock()
+			break
+		}
+		idle.mu.Unlock()
+		time.Sleep(time.Millisecond)
 	}
-	idle.armed = true
 	return func() {
 		idle.mu.Lock()
 		defer idle.mu.Unlock()

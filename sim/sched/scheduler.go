@@ -253,7 +253,7 @@ func (c virtualClock) Now() time.Time { return c.s.Now() }
 // goroutines.go). Run may be called once; Reset readies the Scheduler for another run.
 func (s *Scheduler) Run(name string, main func()) *RunReport {
 	if s.started {
-		panic("sched: Run called twice on one Scheduler; make a Scheduler per run")
+		panic("sched: Run called twice on one Scheduler; Reset it or make a new one")
 	}
 	s.started = true
 	if s.events == nil {

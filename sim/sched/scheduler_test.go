@@ -544,7 +544,7 @@ func TestMisuseOutsideATaskPanics(t *testing.T) {
 	assert.Panics(t, func() { _, _ = s.NewQueue("q").Get(context.Background()) })
 	s.Run("main", func() {})
 	assert.Panics(t, func() { _ = s.Sleep(time.Second) }, "after Run")
-	assert.PanicsWithValue(t, "sched: Run called twice on one Scheduler; make a Scheduler per run",
+	assert.PanicsWithValue(t, "sched: Run called twice on one Scheduler; Reset it or make a new one",
 		func() { s.Run("again", func() {}) })
 }
 
