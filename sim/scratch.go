@@ -95,15 +95,14 @@ func (s *scratch) takeScheduler(opts sched.Options) *sched.Scheduler {
 	return scheduler
 }
 
-// takeParts is a world's parts, zero: those of the scratch's last run, or new ones it keeps.
+// takeParts is a world's parts, zero: those of the scratch's last run (reclaim zeroed them), or
+// new ones it keeps.
 func (s *scratch) takeParts() *worldParts {
 	if s == nil {
 		return new(worldParts)
 	}
 	if s.parts == nil {
 		s.parts = new(worldParts)
-	} else {
-		*s.parts = worldParts{} // in place: a generic zeroing would copy a zero value over it
 	}
 	return s.parts
 }
@@ -116,8 +115,6 @@ func (s *scratch) takeIncarnation() *incarnationParts {
 	}
 	if s.incarnation == nil {
 		s.incarnation = new(incarnationParts)
-	} else {
-		*s.incarnation = incarnationParts{}
 	}
 	return s.incarnation
 }
@@ -201,6 +198,14 @@ func reuseLarger[T any](lent, final []T) []T {
 // next run; what keep keeps, violations, coverage and outcome kinds, is the run's own memory).
 func runForResult(schedule Schedule, agent Agent, keep func(o *Outcome)) {
 	s := scratchPool.Get().(*scratch)
+	s.runFor(schedule, agent, keep)
+	scratchPool.Put(s)
+}
+
+// runFor is runForResult on the scratch s: it lends the run what s kept, and afterwards takes
+// back what the run is done with, or, when a task of it hung (and may still use what it was lent),
+// forgets all it lent.
+func (s *scratch) runFor(schedule Schedule, agent Agent, keep func(o *Outcome)) {
 	// The Outcome lives in the scratch, not in a variable of its own: handed to keep, a func
 	// value, a local would escape, an allocation of the whole Outcome (about 770 bytes) a seed.
 	o := &s.outcome
@@ -211,8 +216,9 @@ func runForResult(schedule Schedule, agent Agent, keep func(o *Outcome)) {
 	} else {
 		s.forgetLent()
 	}
-	*o = Outcome{} // nothing of the run stays reachable from the pool
-	scratchPool.Put(s)
+	// Nothing of the run stays reachable from the scratch but what the kept scheduler's buffers
+	// hold until its Reset clears them: reclaim zeroed the world's parts.
+	*o = Outcome{}
 }
 
 // reclaim keeps the run's large buffers, the arrays of its trace and its scheduler for the next
@@ -260,6 +266,12 @@ func (s *scratch) reclaim(w *world, o *Outcome) {
 		}
 	}
 	s.lentLog = nil
+	// Zeroed now, not when the next run takes them: a world (its agent, log, disk) is not kept
+	// alive by a scratch waiting in the pool. In place: a generic zeroing would copy a zero value.
+	*s.parts = worldParts{}
+	if s.incarnation != nil {
+		*s.incarnation = incarnationParts{}
+	}
 }
 
 // hung reports whether a task of the run was abandoned as hung.

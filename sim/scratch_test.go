@@ -112,3 +112,37 @@ func TestScratchLendsToolsOnlyToTheirWorld(t *testing.T) {
 	s.forgetLent()
 	assert.Empty(t, s.lendTools(room, rt, &tr), "forgotten")
 }
+
+// A run whose task hung may still use what its scratch lent it: the scratch forgets all of it
+// (the world's and first incarnation's parts, room for errors and messages, the log buffer, the
+// tools) and keeps no scheduler, so the next run on it builds its own. A run that did not hang
+// gives them back.
+func TestAHungRunsScratchLendsNothingAgain(t *testing.T) {
+	schedule := NewSchedule(3, nil)
+	s := new(scratch)
+	s.runFor(schedule, Agent{}, func(o *Outcome) {})
+	require.NotNil(t, s.parts, "a run that did not hang gives its parts back")
+	require.NotNil(t, s.scheduler, "and its scheduler")
+	parts, scheduler := s.parts, s.scheduler
+
+	var lentParts *worldParts
+	s.runFor(schedule, Agent{}, func(o *Outcome) {
+		lentParts = s.parts
+		o.Report = &sched.RunReport{Findings: []sched.Finding{{Kind: sched.FindingHang}}}
+	})
+	assert.Same(t, parts, lentParts, "the second run was lent the first run's parts")
+	assert.Nil(t, s.parts)
+	assert.Nil(t, s.incarnation)
+	assert.Nil(t, s.llmErrors)
+	assert.Nil(t, s.messages)
+	assert.Nil(t, s.scheduler)
+	assert.Nil(t, s.log)
+	assert.Nil(t, s.lentLog)
+	assert.Equal(t, [plannedTools]harness.Tool{}, s.tools)
+	assert.Nil(t, s.toolsRuntime)
+	assert.Nil(t, s.toolsTracer)
+
+	s.runFor(schedule, Agent{}, func(o *Outcome) {})
+	assert.NotSame(t, parts, s.parts, "the next run built its own parts")
+	assert.NotSame(t, scheduler, s.scheduler, "and its own scheduler")
+}

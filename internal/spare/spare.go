@@ -8,8 +8,8 @@ package spare
 const Max = 256
 
 // Emptied returns b cleared and emptied for reuse, or nil when it holds room for more than Max
-// elements. Clearing lets what the earlier run left in it (strings, pointers) be collected, and
-// keeps it out of the next run's sight.
+// elements. It is called when a run takes the buffer again: clearing keeps what the earlier run
+// left in it (strings, pointers) out of the next run's sight, and lets it be collected.
 func Emptied[T any](b []T) []T {
 	if cap(b) > Max {
 		return nil
