@@ -101,22 +101,24 @@ func (s *scratch) takeParts() *worldParts {
 	if s == nil {
 		return new(worldParts)
 	}
-	if s.parts == nil {
-		s.parts = new(worldParts)
-	}
-	return s.parts
+	return kept(&s.parts)
 }
 
 // takeIncarnation is an incarnation's parts, zero: those of the scratch's last run's first
-// incarnation, or new ones it keeps.
+// incarnation (reclaim zeroed them), or new ones it keeps.
 func (s *scratch) takeIncarnation() *incarnationParts {
 	if s == nil {
 		return new(incarnationParts)
 	}
-	if s.incarnation == nil {
-		s.incarnation = new(incarnationParts)
+	return kept(&s.incarnation)
+}
+
+// kept is *p, made first if the scratch holds none: from then on the scratch keeps it.
+func kept[T any](p **T) *T {
+	if *p == nil {
+		*p = new(T)
 	}
-	return s.incarnation
+	return *p
 }
 
 // forgetLent drops what the scratch lent its run for good: a hung task of the run may still use
