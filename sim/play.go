@@ -39,8 +39,10 @@ type world struct {
 	// the next append of an agent task.
 	keepDurable bool
 	disk        *disk
-	// scratch lends the run buffers an earlier run left (nil: none).
-	scratch *scratch
+	// firstParts are the first incarnation's parts, an earlier run's when a sweep's scratch lent
+	// them. Taken from the scratch when the world is made, on Run's goroutine: no task of the run
+	// (which may hang, and outlive it) ever reaches the scratch, which serves the next seed.
+	firstParts *incarnationParts
 	// opened is what the last open of the session log read: a restart decodes only the lines
 	// the log gained since (filestore.ReopenFS).
 	opened filestore.Opened
@@ -97,7 +99,7 @@ func newWorldWith(schedule Schedule, rt harness.Runtime, scheduler *sched.Schedu
 	parts := s.takeParts()
 	w, t := &parts.world, &parts.tracer
 	t.init(rt, scheduler)
-	*w = world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user, scratch: s}
+	*w = world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user, firstParts: s.takeIncarnation()}
 	w.userTools = newUserTools(user, rt, schedule.Seed)
 	parts.provider = planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools, world: w, streams: parts.streams[:]}
 	w.provider = &parts.provider
@@ -313,7 +315,7 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 	// incarnation's an earlier run's, when it left them.
 	var parts *incarnationParts
 	if incarnation == 1 {
-		parts = w.scratch.takeIncarnation()
+		parts = w.firstParts
 	} else {
 		parts = new(incarnationParts)
 	}

@@ -144,17 +144,18 @@ func runWorldInto(schedule Schedule, agent Agent, s *scratch, out *Outcome) *wor
 	for _, f := range report.Findings {
 		w.tracer.trace.Findings = append(w.tracer.trace.Findings, f.String())
 	}
-	finishOutcome(w, report, out)
+	finishOutcome(w, report, out, s)
 	return w
 }
 
-// finishOutcome encodes the log, checks the properties and gathers coverage into out.
-func finishOutcome(w *world, report *sched.RunReport, out *Outcome) {
+// finishOutcome encodes the log (into a buffer from s, nil: a new one), checks the properties
+// and gathers coverage into out.
+func finishOutcome(w *world, report *sched.RunReport, out *Outcome, s *scratch) {
 	agent, t := w.agent, w.tracer
 	var strategy *properties.StrategyInfo
 	if w.user.NewStrategy != nil {
-		s := w.user.NewStrategy()
-		strategy = &properties.StrategyInfo{Key: s.Key(), Mode: s.Mode(), Budget: s.Budget(), CapMs: s.CapMs()}
+		user := w.user.NewStrategy()
+		strategy = &properties.StrategyInfo{Key: user.Key(), Mode: user.Mode(), Budget: user.Budget(), CapMs: user.CapMs()}
 	}
 	*out = Outcome{Schedule: w.schedule, Trace: t.trace, Report: report}
 	if agent != nil {
@@ -162,7 +163,7 @@ func finishOutcome(w *world, report *sched.RunReport, out *Outcome) {
 		// Log returns never changes, even if a hung task of the run appends after it.
 		out.Log = agent.Session().Log()
 	}
-	out.JSONL = w.jsonl(out.Log, report)
+	out.JSONL = w.jsonl(out.Log, report, s)
 	out.Digest = sha256.Sum256(out.JSONL)
 	plan := &w.schedule.Plan // not a copy
 	parallelTools, exclusiveTools := faults.ParallelTools, faults.ExclusiveTools
@@ -213,12 +214,12 @@ func finishOutcome(w *world, report *sched.RunReport, out *Outcome) {
 // instead of encoding the log a second time (about 4 % of a default-mix schedule), and
 // log-replays then reads back what was really written. Otherwise (no durable log, the agent
 // down, or a hung task that may still be writing) the log is encoded.
-func (w *world) jsonl(log []harness.Event, report *sched.RunReport) []byte {
+func (w *world) jsonl(log []harness.Event, report *sched.RunReport, s *scratch) []byte {
 	if w.disk != nil && !w.down && !hung(report) {
 		written := w.disk.contents(sessionLogPath)
-		return append(w.scratch.takeJSONL(len(written)), written...)
+		return append(s.takeJSONL(len(written)), written...)
 	}
-	jsonl, err := harness.AppendJSONL(w.scratch.takeJSONL(jsonlSize(log)), log)
+	jsonl, err := harness.AppendJSONL(s.takeJSONL(jsonlSize(log)), log)
 	if err != nil {
 		panic(fmt.Sprintf("sim: invariant: the session log does not encode: %v", err))
 	}
@@ -266,6 +267,6 @@ func PlaySchedule(schedule Schedule, rt harness.Runtime) Outcome {
 	elapsed := w.tracer.elapsed()
 	w.tracer.trace.EndMs = elapsed.Milliseconds()
 	var out Outcome
-	finishOutcome(w, &sched.RunReport{VirtualElapsed: elapsed}, &out)
+	finishOutcome(w, &sched.RunReport{VirtualElapsed: elapsed}, &out, nil)
 	return out
 }
