@@ -185,6 +185,14 @@ func settle[T any](records, kept []T) ([]T, []T) {
 	return records, kept
 }
 
+// keepRecords keeps a run's array of records, emptied, in *kept for the next run; an array the
+// run did not have (nil: settleTrace took back the lent one it left empty) leaves *kept as it is.
+func keepRecords[T any](kept *[]T, records []T) {
+	if records != nil {
+		*kept = spare.Emptied(records)
+	}
+}
+
 // reuseLarger is the larger of two arrays of records, lent and what the run ended with (the same
 // array, or one the run made when lent was too small or its records could not extend it), for
 // reuse: cleared to its capacity, since the run may have written lent past the other's length.
@@ -228,28 +236,14 @@ func (s *scratch) runFor(schedule Schedule, agent Agent, keep func(o *Outcome)) 
 func (s *scratch) reclaim(w *world, o *Outcome) {
 	s.scheduler = w.scheduler
 	tr := &w.tracer.trace
-	if tr.Requests != nil {
-		s.trace.Requests = spare.Emptied(tr.Requests)
-	}
-	if tr.Waits != nil {
-		s.trace.Waits = spare.Emptied(tr.Waits)
-	}
-	if tr.Tools != nil {
-		s.trace.Tools = spare.Emptied(tr.Tools)
-	}
-	if tr.Cancels != nil {
-		s.trace.Cancels = spare.Emptied(tr.Cancels)
-	}
-	if tr.Sends != nil {
-		s.trace.Sends = spare.Emptied(tr.Sends)
-	}
-	if tr.AgentErrors != nil {
-		s.trace.AgentErrors = spare.Emptied(tr.AgentErrors)
-	}
+	keepRecords(&s.trace.Requests, tr.Requests)
+	keepRecords(&s.trace.Waits, tr.Waits)
+	keepRecords(&s.trace.Tools, tr.Tools)
+	keepRecords(&s.trace.Cancels, tr.Cancels)
+	keepRecords(&s.trace.Sends, tr.Sends)
+	keepRecords(&s.trace.AgentErrors, tr.AgentErrors)
 	s.messages = reuseLarger(s.messages, w.provider.messages)
-	if w.tracer.asked != nil {
-		s.asked = spare.Emptied(w.tracer.asked)
-	}
+	keepRecords(&s.asked, w.tracer.asked)
 	clear(s.llmErrors) // the run's errors: the next run's provider cuts its own from the array
 	if len(w.tools) == plannedTools {
 		s.tools, s.toolsRuntime, s.toolsTracer = [plannedTools]harness.Tool(w.tools), w.rt, w.tracer
