@@ -76,9 +76,9 @@ type Sizer interface {
 type LineRoom interface {
 	// Room returns an empty slice with room for at least n bytes, in the file's own memory past
 	// its end: bytes the file holds nothing in; or nil when it has none to lend (a closed file),
-	// and the store then encodes the line in an allocation of its own. A Write of a line appended to it (within its
-	// capacity) before any other change to the file takes the line where it is; nothing else
-	// may be written into it.
+	// and the store then encodes the line in an allocation of its own. A Write of a line
+	// appended to it (within its capacity) before any other change to the file takes the line
+	// where it is; nothing else may be written into it.
 	Room(n int) []byte
 }
 
