@@ -71,11 +71,8 @@ func TestStepCallsAndRetryIDsStartWithRoom(t *testing.T) {
 		ToolCall{Turn: 1, Step: 1, CallID: "c1", Name: "ls"}, ToolCall{Turn: 1, Step: 1, CallID: "c2", Name: "ls"},
 		ToolCall{Turn: 1, Step: 1, CallID: "c3", Name: "ls"}, ToolCall{Turn: 1, Step: 1, CallID: "c4", Name: "ls"})
 	calls := testing.AllocsPerRun(20, func() {
-		var v Validator
-		for _, e := range log {
-			if err := v.Append(e); err != nil {
-				t.Fatal(err)
-			}
+		if err := ValidateLog(log); err != nil {
+			t.Fatal(err)
 		}
 	})
 	assert.Equal(t, 1.0, calls, "allocations for a step of four calls")
@@ -98,11 +95,8 @@ func TestRetryStateStartsInOneRoom(t *testing.T) {
 	log := logOf(TurnStart{Turn: 1}, StepStart{Turn: 1, Step: 1}, retryEvent("r1", 1),
 		LlmRetryStarted{RetryID: "r1", Turn: 1, Step: 1, Retry: 1})
 	allocs := testing.AllocsPerRun(20, func() {
-		var v Validator
-		for _, e := range log {
-			if err := v.Append(e); err != nil {
-				t.Fatal(err)
-			}
+		if err := ValidateLog(log); err != nil {
+			t.Fatal(err)
 		}
 	})
 	assert.Equal(t, 1.0, allocs, "allocations for a log's first retry and its start")
