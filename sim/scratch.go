@@ -226,8 +226,9 @@ func (s *scratch) runFor(schedule Schedule, agent Agent, keep func(o *Outcome)) 
 	} else {
 		s.forgetLent()
 	}
-	// Nothing of the run stays reachable from the scratch but what the kept scheduler's buffers
-	// hold until its Reset clears them: reclaim zeroed the world's parts.
+	// Nothing of the run stays reachable from the scratch but what the kept scheduler's spare
+	// tasks, queues and processes hold until a later run takes them again (each is cleared
+	// then): reclaim zeroed the world's parts.
 	*o = Outcome{}
 }
 

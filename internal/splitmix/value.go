@@ -13,9 +13,6 @@ type Rand struct {
 // New is a Rand seeded with seed: NewRand(seed)'s sequence.
 func New(seed int64) Rand { return Rand{src: splitMix64{state: uint64(seed)}} }
 
-// Seed restarts the sequence from seed, as (*rand.Rand).Seed does.
-func (r *Rand) Seed(seed int64) { r.src.state = uint64(seed) }
-
 // Int63 is (*rand.Rand).Int63: the top 63 bits of the source's next value.
 func (r *Rand) Int63() int64 { return r.src.Int63() }
 

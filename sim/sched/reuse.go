@@ -41,8 +41,6 @@ func (sp *spares[T]) take() *T {
 
 // kept is what a Scheduler keeps from one run for the next (Reset).
 type kept struct {
-	// events is Run's channel, drained.
-	events    chan int64
 	tasks     spares[task] // tasks past tasksFirst
 	queues    spares[queue]
 	processes spares[Process]
@@ -65,15 +63,13 @@ func (s *Scheduler) Reset(opts Options) {
 	if s.hung {
 		panic("sched: Reset called on a Scheduler whose run abandoned a hung task; make a new one")
 	}
-	k := s.kept
-	if s.events != nil {
-		for len(s.events) > 0 {
-			<-s.events // a stale hang report, sent after the run was over
-		}
-		k.events = s.events
+	k, events := s.kept, s.events
+	for len(events) > 0 {
+		<-events // a stale hang report, sent after the run was over
 	}
 	k.queues.used, k.tasks.used, k.processes.used = 0, 0, 0
 	*s = Scheduler{} // cleared in place; Scheduler{kept: k} built a 2 KB copy first
 	s.kept = k
 	s.init(opts)
+	s.events = events // Run's channel, kept: Run makes it only when there is none
 }

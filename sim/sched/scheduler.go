@@ -199,7 +199,6 @@ func (s *Scheduler) init(opts Options) {
 	s.tasks = s.tasksInline[:0]
 	s.runnable = s.runnableInline[:0]
 	s.zombies = s.zombiesInline[:0]
-	s.events = s.kept.events
 	if opts.PCTDepth > 0 {
 		s.pct.init(&s.rng, opts.PCTDepth, spare.Emptied(s.kept.pctChanges))
 		s.kept.pctChanges = s.pct.changes // grown, perhaps; the picker never appends after init
