@@ -9,10 +9,11 @@ import (
 // stringUnquoting reads on from i, at the first backslash of a string that began at start, and
 // writes its value as it reads the text: one pass, where stringRest checks the text and
 // unquoteASCII then reads it again to write the value (a tool's JSON arguments, a dozen escaped
-// quotes each, were a third of the decoder's work in a simulator run). It reads what the harness
-// writes, plain bytes and two-byte escapes; it answers false at anything else (a \u escape, a
-// byte not ASCII, bad syntax, a value longer than its buffer), and stringRest then reads the
-// string from i, its answer being the string's. The value goes into the decoder's text bytes
+// quotes each, were a third of the decoder's work in a simulator run). It reads plain bytes and
+// two-byte escapes, most of what the harness writes; it answers false at anything else (a \u
+// escape, which the encoder writes for <, >, & and control bytes; a byte not ASCII, bad syntax,
+// a value longer than its buffer), and stringRest then reads the string from i, its answer
+// being the string's. The value goes into the decoder's text bytes
 // (p.text's), or, without a decoder, into a buffer on the stack that a new string copies (of the
 // value's length, where stringRest's is of the text's).
 func (p *eventParser) stringUnquoting(start, i int) (string, bool) {

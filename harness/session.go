@@ -127,10 +127,7 @@ func (s *Session) appendQuiet(data EventData) (Event, error) {
 	s.validator.apply(e)
 	s.events = append(s.events, e)
 	if len(s.observers) > 0 {
-		if s.pending == nil {
-			s.pending = s.pendingRoom[:0]
-		}
-		s.pending = append(s.pending, e)
+		s.pending = append(s.pending, e) // in pendingRoom from the first Observe on
 	}
 	return e, nil
 }
@@ -192,6 +189,7 @@ func (s *Session) Observe(fn func(Event)) {
 		// clipped), so a delivery that holds the list keeps seeing it as it was.
 		s.observerRoom[0] = fn
 		s.observers = s.observerRoom[:1:1]
+		s.pending = s.pendingRoom[:0]
 		return
 	}
 	s.observers = append(slices.Clip(s.observers), fn)
