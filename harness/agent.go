@@ -107,7 +107,7 @@ type Agent struct {
 	stepCalls []Block
 	// toolSlots are where a group's tool calls leave their results (see runGroup); the turn
 	// loop's, kept across steps.
-	toolSlots []ToolResult
+	toolSlots []toolSlot
 }
 
 // New builds an agent, refusing a bad configuration with an error that names what is wrong.

@@ -80,6 +80,13 @@ func (a *Agent) isParallel(name string) bool {
 	return ok && t.Parallel
 }
 
+// toolSlot is where a call of a group leaves its result, and whether it has: the group commits
+// results in the model's order, each once every call before it settled.
+type toolSlot struct {
+	result  ToolResult
+	settled bool
+}
+
 // runGroup runs calls[from:to] with at most limit in flight, and returns the index of the first
 // call it did not start.
 //
@@ -94,11 +101,10 @@ func (x *toolExecutor) runGroup(from, to, limit int) int {
 		x.queueName = "tools(turn " + strconv.Itoa(x.turn) + " step " + strconv.Itoa(x.step) + ")"
 	}
 	done := x.agent.runtime.NewQueue(x.queueName)
-	results := make([]*ToolResult, to-from)
 	slots := x.agent.toolSlots
 	x.agent.toolSlots = nil
 	if cap(slots) < to-from {
-		slots = make([]ToolResult, to-from)
+		slots = make([]toolSlot, to-from)
 	}
 	slots = slots[:to-from]
 	nextToStart, nextToCommit, inFlight := from, from, 0
@@ -108,7 +114,7 @@ func (x *toolExecutor) runGroup(from, to, limit int) int {
 				x.aborted = true
 				return
 			}
-			if err := x.dispatch(nextToStart, done, &slots[nextToStart-from]); err != nil {
+			if err := x.dispatch(nextToStart, done, &slots[nextToStart-from].result); err != nil {
 				x.failure = err
 				return
 			}
@@ -121,13 +127,13 @@ func (x *toolExecutor) runGroup(from, to, limit int) int {
 		item, _ := done.Get(context.Background()) // draining never gives up
 		settled := item.(int)
 		inFlight--
-		results[settled-from] = &slots[settled-from]
-		for x.failure == nil && nextToCommit < nextToStart && results[nextToCommit-from] != nil {
-			if _, err := x.agent.session.Append(*results[nextToCommit-from]); err != nil {
+		slots[settled-from].settled = true
+		for x.failure == nil && nextToCommit < nextToStart && slots[nextToCommit-from].settled {
+			if _, err := x.agent.session.Append(slots[nextToCommit-from].result); err != nil {
 				x.failure = err
 				break
 			}
-			x.agent.conversation.add(toolEntry(*results[nextToCommit-from]))
+			x.agent.conversation.add(toolEntry(slots[nextToCommit-from].result))
 			nextToCommit++
 		}
 		if x.ctx.Err() != nil {
