@@ -154,12 +154,14 @@ func (d *drawer) perm(n int) []int {
 	}
 	partialRuns := uint32(1<<31) - uint32(n) // no step's partial run starts before it
 	if d.rng.rng != nil {
-		for i := range m {
+		for bound := uint32(1); int(bound) <= len(m); bound++ {
 			v := uint32(d.rng.rng.Int63() >> 32) // Int31: in [0, 1<<31)
 			if v >= partialRuns {
-				v = d.intnRejecting(uint32(i+1), v)
+				v = d.intnRejecting(bound, v)
 			}
-			swapIn(m, i, v%uint32(i+1))
+			j := v % bound // rand.Perm's inside-out shuffle: bound-1 takes place j, whose element moves
+			m[bound-1] = m[j]
+			m[j] = int(bound - 1)
 		}
 		return m
 	}
@@ -185,12 +187,6 @@ func (d *drawer) perm(n int) []int {
 	}
 	d.rng.own = own
 	return m
-}
-
-// swapIn is a step of rand.Perm's inside-out shuffle: i takes place j, whose element moves to i.
-func swapIn(m []int, i int, j uint32) {
-	m[i] = m[j]
-	m[j] = i
 }
 
 // intnRejecting finishes perm's Int31n(n) for a first draw v near the top of [0, 1<<31): it
