@@ -51,7 +51,13 @@ type diskFile struct {
 	// then no longer synced plus more, and a power loss brings back synced (their copy) as it was.
 	diverged bool
 	synced   []byte
-	locked   *diskHandle
+	// lent is how many of written's bytes a reader may hold in written's own array (Lend): they
+	// are never written over in place, so a power loss that cuts into them moves the written
+	// bytes to a copy first, as a truncate into the synced ones does. A truncate gives back the
+	// lent bytes it cuts off (filestore.Lender): the store truncates only its torn tail, which
+	// it keeps nothing of.
+	lent   int
+	locked *diskHandle
 }
 
 // syncedBytes is what of the file a power loss would leave now.
@@ -74,6 +80,7 @@ var (
 	_ filestore.File     = (*diskHandle)(nil)
 	_ filestore.Sizer    = (*diskHandle)(nil)
 	_ filestore.LineRoom = (*diskHandle)(nil)
+	_ filestore.Lender   = (*diskHandle)(nil)
 )
 
 func newDisk() *disk {
@@ -150,6 +157,7 @@ func (d *disk) losePower(unsynced string) (droppedBytes int) {
 			// What is kept is the synced copy; the written array is left to readers that hold it.
 			droppedBytes += max(len(f.written)-len(f.synced), 0)
 			f.written, f.syncedLen, f.synced, f.diverged = slices.Clone(f.synced), len(f.synced), nil, false
+			f.lent = 0
 			continue
 		}
 		// What is kept is a prefix of the written bytes, and synced now: it stays in their array,
@@ -161,6 +169,11 @@ func (d *disk) losePower(unsynced string) (droppedBytes int) {
 			kept += (len(f.written) - f.syncedLen) / 2
 		}
 		droppedBytes += len(f.written) - kept
+		if kept < f.lent {
+			// The next write would change lent bytes under their reader: they stay where they
+			// are, the kept ones move to a copy.
+			f.written, f.lent = slices.Clone(f.written[:kept]), 0
+		}
 		f.written, f.syncedLen = f.written[:kept], kept
 	}
 	return droppedBytes
@@ -179,6 +192,18 @@ func (h *diskHandle) Size() (int64, error) {
 		return 0, err
 	}
 	return int64(len(h.file.written)), nil
+}
+
+// Lend lends the written bytes themselves, not a copy: the store reads a log back at every
+// restart, and its copy was a restart's largest allocation. The file never writes over lent bytes
+// in place (lent): a power loss that cuts into them moves the written bytes to a copy first.
+func (h *diskHandle) Lend() ([]byte, error) {
+	if err := h.check("read"); err != nil {
+		return nil, err
+	}
+	f := h.file
+	f.lent = len(f.written) // never less than before: a cut below lent bytes forgets them
+	return f.written[:f.lent:f.lent], nil
 }
 
 // ReadAt reads the written bytes.
@@ -278,10 +303,10 @@ func (h *diskHandle) Truncate(size int64) error {
 		// The next write would overwrite synced bytes in the shared array: the synced bytes stay
 		// where they are (for whoever holds them), the written ones move to a copy.
 		f.synced, f.diverged = f.written[:f.syncedLen:f.syncedLen], true
-		f.written = slices.Clone(f.written[:size])
+		f.written, f.lent = slices.Clone(f.written[:size]), 0
 		return nil
 	}
-	f.written = f.written[:size]
+	f.written, f.lent = f.written[:size], min(f.lent, int(size)) // the reader gives back what it cut
 	return nil
 }
 

@@ -82,6 +82,20 @@ type LineRoom interface {
 	Room(n int) []byte
 }
 
+// Lender is a File that lends its content to a reader instead of copying it into the reader's
+// buffer: the simulator's disk, a byte slice, whose every reopen after a crash copied the whole
+// log into a new buffer (the largest allocation of a restart) only for the store to read it.
+// Optional; the operating system's files do not have it.
+type Lender interface {
+	// Lend returns the file's whole content now, in the file's own memory, which must never
+	// change afterwards: a store keeps it as what it read (Opened.Content), and its events'
+	// strings share it. A file whose content shrinks below lent bytes other than by the reader's
+	// own Truncate (a power loss) moves its content to new memory first, so that no later write
+	// lands on them. A Truncate gives back the lent bytes it cuts off: a store truncates only
+	// its torn last line, of which it keeps nothing (Torn.Text is a copy).
+	Lend() ([]byte, error)
+}
+
 // osFile is an *os.File with the platform's advisory lock (lock_unix.go, lock_other.go).
 type osFile struct{ *os.File }
 

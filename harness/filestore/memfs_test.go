@@ -15,6 +15,10 @@ type memFS struct {
 	// lendRoom makes its files lend their room past their end (filestore.LineRoom), as the
 	// simulator's disk does, so that a store encodes its lines there.
 	lendRoom bool
+	// lend makes its files lend their room and their content (filestore.Lender), as the
+	// simulator's disk does, so that a store reads them without a copy. A truncate followed by a
+	// write writes over the bytes it cut off, in place: the store must keep none of them.
+	lend bool
 }
 
 type memFile struct {
@@ -35,7 +39,10 @@ func (m *memFS) OpenFile(path string) (filestore.File, error) {
 		m.files[path] = &memFile{}
 	}
 	h := &memHandle{f: m.files[path]}
-	if m.lendRoom {
+	switch {
+	case m.lend:
+		return lendHandle{roomHandle{h}}, nil
+	case m.lendRoom:
 		return roomHandle{h}, nil
 	}
 	return h, nil
@@ -47,6 +54,14 @@ type roomHandle struct{ *memHandle }
 func (h roomHandle) Room(n int) []byte {
 	h.f.data = slices.Grow(h.f.data, n)
 	return h.f.data[len(h.f.data):]
+}
+
+// lendHandle is a roomHandle that lends its file's content.
+type lendHandle struct{ roomHandle }
+
+func (h lendHandle) Lend() ([]byte, error) {
+	data := h.f.data
+	return data[:len(data):len(data)], nil
 }
 
 func (m *memFS) SyncDir(string) error { return nil }

@@ -57,8 +57,9 @@ func Scan(path string, data []byte) (events []harness.Event, torn *Torn, err err
 
 // scan is Scan of data whose first from bytes are complete lines already decoded (lines of them,
 // one event a line): it decodes only the lines after them, and returns their events, numbering
-// lines from lines+1. With owned set, data is the store's own read buffer, never changed
-// afterwards: the events' strings share its memory instead of a copy (harness.DecodeJSONLShared).
+// lines from lines+1. With owned set, data is the store's own read buffer or the file's lent
+// memory (Lender), never changed afterwards: the events' strings share its memory instead of a
+// copy (harness.DecodeJSONLShared).
 func scan(path string, data []byte, from, lines int, owned bool) (events []harness.Event, torn *Torn, err error) {
 	complete, torn := completeLines(data, from, lines)
 	line := lines

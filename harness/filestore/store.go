@@ -15,9 +15,9 @@
 //
 // Map: store.go (Open, OpenFS, ReopenFS: a reopen that decodes and validates only what the log
 // gained; Opened.History, the validated log an agent resumes from; Append, Close), fs.go (the FS
-// seam, the operating system's FS, and what a file may offer besides: Sizer, LineRoom), scan.go
-// (Scan, the reader Open shares with `simrun check`, which reads logs without changing them),
-// lock_unix.go and lock_other.go (the writer lock).
+// seam, the operating system's FS, and what a file may offer besides: Sizer, LineRoom, Lender),
+// scan.go (Scan, the reader Open shares with `simrun check`, which reads logs without changing
+// them), lock_unix.go and lock_other.go (the writer lock).
 package filestore
 
 import (
@@ -66,7 +66,8 @@ type Opened struct {
 	// Torn is the torn last line Open cut off, or nil.
 	Torn *Torn
 	// read is the content Events decode from: the file's complete lines when it was opened (a
-	// private copy). ReopenFS decodes only what follows it.
+	// private copy, or the file's own memory when it lends it: Lender). ReopenFS decodes only
+	// what follows it.
 	read []byte
 	// history is Events as the invariant layer accepted them (nil when there are none): ReopenFS
 	// validates only what follows them, from the state they left.
@@ -180,9 +181,9 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 
 // extend is known followed by the complete lines of data after its first from bytes (the lines
 // known was read from), validated, and the torn last line. data is the store's own read buffer,
-// never changed: the events' strings share its memory. The usual log decodes and validates in one
-// go, into the history's array (ExtendJSONLShared); one that does not is read again by scan and
-// Extend, whose errors name the line.
+// or the file's lent memory (Lender), never changed: the events' strings share its memory. The
+// usual log decodes and validates in one go, into the history's array (ExtendJSONLShared); one
+// that does not is read again by scan and Extend, whose errors name the line.
 func extend(path string, data []byte, from int, known *harness.ValidatedHistory) (*harness.ValidatedHistory, *Torn, error) {
 	lines := len(known.Events())
 	complete, torn := completeLines(data, from, lines)
@@ -213,12 +214,16 @@ func refusal(path string, known *harness.ValidatedHistory, more []harness.Event)
 	panic("filestore: invariant: the invariant layer refused a history whose every event it accepts")
 }
 
-// readFile reads the whole file, into one buffer when the file can tell its size (Sizer), one
-// byte longer so that the read itself meets the end; io.ReadAll's doubling from 512 bytes took
-// four or five buffers for the usual log and copied it each time. Without a size, or when the
-// file turns out longer, the buffer grows as it reads; hint (what an earlier open read) is where
-// it starts then.
+// readFile reads the whole file: the file's own memory when it lends it (Lender), which never
+// changes, so no copy at all; otherwise into one buffer when the file can tell its size (Sizer),
+// one byte longer so that the read itself meets the end; io.ReadAll's doubling from 512 bytes
+// took four or five buffers for the usual log and copied it each time. Without a size, or when
+// the file turns out longer, the buffer grows as it reads; hint (what an earlier open read) is
+// where it starts then.
 func readFile(file File, hint int) ([]byte, error) {
+	if l, ok := file.(Lender); ok {
+		return l.Lend()
+	}
 	size := int64(hint) + 512
 	if s, ok := file.(Sizer); ok {
 		n, err := s.Size()
