@@ -78,7 +78,6 @@ type diskHandle struct {
 var (
 	_ filestore.FS       = (*disk)(nil)
 	_ filestore.File     = (*diskHandle)(nil)
-	_ filestore.Sizer    = (*diskHandle)(nil)
 	_ filestore.LineRoom = (*diskHandle)(nil)
 	_ filestore.Lender   = (*diskHandle)(nil)
 )
@@ -184,14 +183,6 @@ func (h *diskHandle) check(op string) error {
 		return fmt.Errorf("sim: disk: %s %s: %w", op, h.file.path, fs.ErrClosed)
 	}
 	return nil
-}
-
-// Size is the length of the written bytes: the store reads a log into one buffer of that size.
-func (h *diskHandle) Size() (int64, error) {
-	if err := h.check("stat"); err != nil {
-		return 0, err
-	}
-	return int64(len(h.file.written)), nil
 }
 
 // Lend lends the written bytes themselves, not a copy: the store reads a log back at every
