@@ -35,9 +35,11 @@ type llmRetry struct {
 	end      context.CancelCauseFunc
 }
 
-func newLlmRetry(strategy RetryStrategy, session *Session, runtime Runtime, random Random) *llmRetry {
+// init readies the plugin in place: it lives in its agent (Agent.retryPlugin), not in an
+// allocation of its own.
+func (p *llmRetry) init(strategy RetryStrategy, session *Session, runtime Runtime, random Random) {
 	lifetime, end := context.WithCancelCause(context.Background())
-	return &llmRetry{
+	*p = llmRetry{
 		strategy:  strategy,
 		policyKey: strategy.Key(),
 		session:   session,
