@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"sync"
 )
 
@@ -303,13 +302,14 @@ func (a *Agent) Send(kind MessageKind, text string) (string, error) {
 		lane = LaneNextTurn
 	}
 	a.messageCount++
-	id := "m" + strconv.Itoa(a.messageCount) // not fmt.Sprintf: about 700 instructions a send
+	n := a.messageCount
+	id := messageID(n)
 	if _, err := a.session.appendQuiet(UserMessage{Message: Message{ID: id, Text: text}}); err != nil {
 		a.messageCount--
 		a.unlock()
 		return "", err
 	}
-	if _, err := a.session.appendQuiet(InboxPush{Lane: lane, Kind: kind, MessageID: id}); err != nil {
+	if _, err := a.session.appendQuiet(inboxPushData(lane, kind, n)); err != nil {
 		a.unlock()
 		return "", err
 	}
