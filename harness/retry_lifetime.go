@@ -25,13 +25,15 @@ func (l *pluginLifetime) over() bool {
 	return l.ended
 }
 
-// finish ends the lifetime, cancelling its context (if made) with errPluginDisposed.
+// finish ends the lifetime, cancelling its context (if made) with errPluginDisposed. The cancel
+// runs with the lock let go, as it ran with none before: nothing it reaches can wait on the lock.
 func (l *pluginLifetime) finish() {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.ended = true
-	if l.end != nil {
-		l.end(errPluginDisposed)
+	end := l.end
+	l.mu.Unlock()
+	if end != nil {
+		end(errPluginDisposed)
 	}
 }
 
