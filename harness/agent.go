@@ -127,17 +127,15 @@ func New(cfg Config) (*Agent, error) {
 	if cfg.Provider.Name() == "" {
 		return nil, errors.New("harness: config: Provider.Name() is empty; retry chains are keyed by it")
 	}
-	var policy RetryPolicy
+	var policy RetryPolicy // the given one; without one, the default's strategy is shared
 	if cfg.RetryPolicy != nil {
 		policy = *cfg.RetryPolicy
 		// The caller's slice is theirs: a later edit must not change what this agent retries
 		// while its policyKey still names the old codes.
 		policy.RetryableCodes = slices.Clone(policy.RetryableCodes)
-	} else {
-		policy = DefaultRetryPolicy() // only then: its codes are a copy, dropped when a policy is given
-	}
-	if err := policy.Validate(); err != nil {
-		return nil, err
+		if err := policy.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.MaxParallelToolCalls < 0 {
 		return nil, fmt.Errorf("harness: config: MaxParallelToolCalls %d is negative", cfg.MaxParallelToolCalls)
@@ -190,9 +188,12 @@ func New(cfg Config) (*Agent, error) {
 		}
 	}
 	strategy := cfg.RetryStrategy
-	if strategy == nil {
+	switch {
+	case strategy == nil && cfg.RetryPolicy == nil:
+		strategy = defaultStrategy()
+	case strategy == nil:
 		strategy = policy.Strategy()
-	} else if strategy.Key() == "" || (strategy.Mode() != ModeNormal && strategy.Mode() != ModeAlways) || (strategy.Mode() == ModeNormal && strategy.Budget() < 1) {
+	case strategy.Key() == "" || (strategy.Mode() != ModeNormal && strategy.Mode() != ModeAlways) || (strategy.Mode() == ModeNormal && strategy.Budget() < 1):
 		return nil, fmt.Errorf("harness: config: RetryStrategy needs a key, mode normal or always, and in normal mode a budget of at least 1 (got key %q, mode %q, budget %d)", strategy.Key(), strategy.Mode(), strategy.Budget())
 	}
 	a.retry = &a.retryPlugin
