@@ -37,9 +37,9 @@ func repairOpen(events []Event, turn, step int) []EventData {
 	var repair []EventData
 	if step > 0 {
 		repair = append(repair, repairStep(events, turn, step)...)
-		repair = append(repair, StepEnd{Turn: turn, Step: step})
+		repair = append(repair, stepEndData(turn, step))
 	}
-	return append(repair, TurnEnd{Turn: turn, Reason: TurnEndReason{Kind: EndInterrupted}})
+	return append(repair, turnEndData(turn, TurnEndReason{Kind: EndInterrupted}))
 }
 
 // repairStep gives every call of the open step that lacks a result the result crash repair owes.

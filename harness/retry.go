@@ -21,7 +21,9 @@ type llmRetry struct {
 	policyKey string
 	session   *Session
 	rt        Runtime // waits go through it (named rt: it is the injected runtime, not the time package)
-	random    Random
+	// random is the agent's locked source: a pointer, not the Random interface, 8 bytes fewer,
+	// which the agent needs to stay in its size class (see Agent.retryPlugin).
+	random *lockedRandom
 	// waitOn is what a backoff wait ends early on (see cancels), and maxRetries the pointer the
 	// last llm/retry recorded (see maxRetriesOf): both kept, so that a retry allocates neither.
 	waitOn     [2]context.Context
@@ -31,22 +33,14 @@ type llmRetry struct {
 	// float64 is random.Float64, the strategy's draw, bound once: a method value made at every
 	// decision allocated its closure each time.
 	float64  func() float64
-	lifetime context.Context
-	end      context.CancelCauseFunc
+	lifetime pluginLifetime
 }
 
-func newLlmRetry(strategy RetryStrategy, session *Session, runtime Runtime, random Random) *llmRetry {
-	lifetime, end := context.WithCancelCause(context.Background())
-	return &llmRetry{
-		strategy:  strategy,
-		policyKey: strategy.Key(),
-		session:   session,
-		rt:        runtime,
-		random:    random,
-		float64:   random.Float64,
-		lifetime:  lifetime,
-		end:       end,
-	}
+// init readies the plugin in place: it lives in its agent (Agent.retryPlugin), not in an
+// allocation of its own.
+func (p *llmRetry) init(strategy RetryStrategy, session *Session, runtime Runtime, random *lockedRandom) {
+	p.strategy, p.policyKey = strategy, strategy.Key()
+	p.session, p.rt, p.random, p.float64 = session, runtime, random, random.Float64
 }
 
 // observe tells a strategy with shared state how an attempt went, stamped with the runtime's
@@ -60,13 +54,13 @@ func (p *llmRetry) observe(o AttemptOutcome) {
 
 // dispose ends the plugin's lifetime: a wait in progress ends at once with no retry, and later
 // failures pass straight down the waterfall.
-func (p *llmRetry) dispose() { p.end(errPluginDisposed) }
+func (p *llmRetry) dispose() { p.lifetime.finish() }
 
 // HandleRequestError decides whether to retry, following the seed's recover(): the strategy
 // decides (normal mode: give up on a code it does not retry, on a spent budget, on an over-cap
 // Retry-After); always mode asks next() first and retries itself when nobody downstream did.
 func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool, error) {
-	if p.lifetime.Err() != nil {
+	if p.lifetime.over() {
 		return next(), nil
 	}
 	// From here the plugin is handling this failure: if it is disposed meanwhile, nothing more
@@ -118,7 +112,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	}
 	// The handlers below may have taken their time (always mode asks them first): a cancel or a
 	// disposal meanwhile ends the chain here, before anything is written.
-	if req.Ctx.Err() != nil || p.lifetime.Err() != nil {
+	if req.Ctx.Err() != nil || p.lifetime.over() {
 		return false, nil
 	}
 	// Durable before wait: a crash during the wait leaves llm/retry without its
@@ -129,7 +123,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	if err := p.rt.Sleep(durationMs(delayMs), p.cancels(req.Ctx)...); err != nil {
 		return false, nil
 	}
-	if req.Ctx.Err() != nil || p.lifetime.Err() != nil {
+	if req.Ctx.Err() != nil || p.lifetime.over() {
 		return false, nil
 	}
 	started := LlmRetryStarted{RetryID: retryID, Turn: req.Turn, Step: req.Step, Retry: retry}
@@ -169,7 +163,7 @@ func (p *llmRetry) maxRetriesOf(budget int) *int {
 // the Runtime interface, an allocation every retry. Only the turn loop's task waits, one wait at
 // a time, and a Runtime's Sleep does not keep the list once it returns.
 func (p *llmRetry) cancels(step context.Context) []context.Context {
-	p.waitOn = [2]context.Context{step, p.lifetime}
+	p.waitOn = [2]context.Context{step, p.lifetime.context()}
 	return p.waitOn[:]
 }
 
@@ -179,7 +173,7 @@ func (p *llmRetry) cancels(step context.Context) []context.Context {
 func (p *llmRetry) unlessDisposed(next func() bool) func() bool {
 	return func() bool {
 		retry := next()
-		if p.lifetime.Err() != nil {
+		if p.lifetime.over() {
 			return false
 		}
 		return retry

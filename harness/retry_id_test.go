@@ -14,7 +14,7 @@ import (
 // the same source it must give the same ids, draw the same bytes, and fail the same way.
 func TestNewRetryIDIsUUIDNewRandomFromReader(t *testing.T) {
 	mine, theirs := rand.New(rand.NewSource(7)), rand.New(rand.NewSource(7))
-	p := &llmRetry{random: mine}
+	p := &llmRetry{random: &lockedRandom{r: mine}}
 	for range 100 {
 		got, err := p.newRetryID()
 		require.NoError(t, err)
@@ -25,7 +25,7 @@ func TestNewRetryIDIsUUIDNewRandomFromReader(t *testing.T) {
 	assert.Equal(t, theirs.Int63(), mine.Int63(), "both drew the same bytes")
 
 	_, want := uuid.NewRandomFromReader(bytes.NewReader(make([]byte, 5)))
-	_, got := (&llmRetry{random: shortRandom{bytes.NewReader(make([]byte, 5))}}).newRetryID()
+	_, got := (&llmRetry{random: &lockedRandom{r: shortRandom{bytes.NewReader(make([]byte, 5))}}}).newRetryID()
 	require.Error(t, want)
 	assert.Equal(t, want, got, "a short read fails as NewRandomFromReader does")
 }

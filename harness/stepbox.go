@@ -43,3 +43,35 @@ func stepBox(turn, step, kind int, box func() EventData) EventData {
 	slot.Store(&made)
 	return made
 }
+
+// Every turn logs a turn/end, and most end completed (or max-tokens, or interrupted by crash
+// repair): a payload of a turn number and a reason kind alone, shared in the same way, for the
+// turns the step boxes cover. A reason with a cause or an error is boxed at each append.
+
+// turnEndBoxKinds are the reason kinds whose turn/end payloads are shared, in slot order.
+var turnEndBoxKinds = [...]string{EndCompleted, EndMaxTokens, EndInterrupted}
+
+// turnEndBoxes holds, for turn t (from 1), the boxed TurnEnd of each of turnEndBoxKinds.
+var turnEndBoxes [stepBoxTurns][len(turnEndBoxKinds)]atomic.Pointer[EventData]
+
+// turnEndData is TurnEnd{Turn: turn, Reason: reason} as EventData.
+func turnEndData(turn int, reason TurnEndReason) EventData {
+	kind := -1
+	if reason.Reason == nil && reason.Error == nil && turn >= 1 && turn <= stepBoxTurns {
+		for i, k := range turnEndBoxKinds {
+			if reason.Kind == k {
+				kind = i
+			}
+		}
+	}
+	if kind < 0 {
+		return TurnEnd{Turn: turn, Reason: reason}
+	}
+	slot := &turnEndBoxes[turn-1][kind]
+	if shared := slot.Load(); shared != nil {
+		return *shared
+	}
+	var made EventData = TurnEnd{Turn: turn, Reason: reason}
+	slot.Store(&made)
+	return made
+}

@@ -30,3 +30,28 @@ func TestStepBoxesAreTheStepPayloads(t *testing.T) {
 	_, isEnd := end.(StepEnd)
 	assert.True(t, isStart && isEnd, "the payloads are values, as every appended payload is")
 }
+
+// The shared turn/end boxes hold exactly the payloads a turn logs, for every reason kind shared
+// or not, inside the shared range and out of it, however many agents ask at once (-race).
+func TestTurnEndBoxesAreTheTurnEndPayloads(t *testing.T) {
+	reasons := []TurnEndReason{
+		{Kind: EndCompleted}, {Kind: EndMaxTokens}, {Kind: EndInterrupted},
+		{Kind: EndAborted, Reason: &CancelCause{Kind: CauseUser}},
+		{Kind: EndError, Error: &Failure{Code: CodeUnknown, Message: "boom"}},
+		{Kind: EndCompleted, Error: &Failure{Code: CodeUnknown, Message: "not shared: it has an error"}},
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for turn := -1; turn <= stepBoxTurns+2; turn++ {
+				for _, reason := range reasons {
+					assert.Equal(t, EventData(TurnEnd{Turn: turn, Reason: reason}), turnEndData(turn, reason))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	end, isEnd := turnEndData(2, TurnEndReason{Kind: EndCompleted}).(TurnEnd)
+	assert.True(t, isEnd, "the payload is a value, as every appended payload is")
+	assert.Equal(t, TurnEnd{Turn: 2, Reason: TurnEndReason{Kind: EndCompleted}}, end)
+}

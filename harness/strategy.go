@@ -1,6 +1,6 @@
 package harness
 
-import ()
+import "sync"
 
 // RetryStrategy is what a user implements to try a retry policy: the llm-retry plugin asks it,
 // for each failure that reaches the plugin, whether to give up or how long to wait. The plugin
@@ -73,6 +73,17 @@ var _ RetryStrategy = SeedStrategy{}
 
 // Strategy returns the policy as a RetryStrategy.
 func (p RetryPolicy) Strategy() RetryStrategy { return SeedStrategy{Policy: p} }
+
+// defaultStrategy is the strategy of an agent given neither a policy nor a strategy:
+// DefaultRetryPolicy's, made once and shared (a strategy never changes its policy, and an agent
+// never hands its strategy out), its key spelled out once into the policy's Key, the same text
+// the agent derived before. Made per agent, it was three allocations (the codes' copy, the box,
+// the key) and the key's formatting of three floats.
+var defaultStrategy = sync.OnceValue(func() RetryStrategy {
+	policy := DefaultRetryPolicy()
+	policy.Key = policy.PolicyKey()
+	return policy.Strategy()
+})
 
 // Key is the policy's PolicyKey.
 func (s SeedStrategy) Key() string { return s.Policy.PolicyKey() }

@@ -114,7 +114,7 @@ func (a *Agent) writeTurnEnd(ctx context.Context, turn int, ends TurnEndReason) 
 	if ctx.Err() != nil && ends.Kind != EndAborted {
 		ends = abortedBy(ctx)
 	}
-	_, err := a.session.appendQuiet(TurnEnd{Turn: turn, Reason: ends})
+	_, err := a.session.appendQuiet(turnEndData(turn, ends))
 	return err
 }
 

@@ -29,7 +29,14 @@ type RequestErrorHandler interface {
 // waterfall is the ordered chain of handlers: llm-retry first, then the configured ones.
 type waterfall struct {
 	handlers []RequestErrorHandler
-	report   func(AgentError)
+	// report hears a handler's error: the agent (its emitError), not the method value, which
+	// allocated a closure for every agent built.
+	report errorReporter
+}
+
+// errorReporter hears an agent/error: the *Agent.
+type errorReporter interface {
+	emitError(AgentError)
 }
 
 // decide runs the chain from handler i. Nothing returned means the failure is terminal. On a
@@ -41,7 +48,7 @@ func (w *waterfall) decide(req *RequestError, i int) bool {
 	}
 	retry, err := w.handlers[i].HandleRequestError(req, func() bool { return w.decide(req, i+1) })
 	if err != nil {
-		w.report(AgentError{Turn: req.Turn, Step: req.Step, Source: fmt.Sprintf("request-error handler %d (%T)", i, w.handlers[i]), Err: err})
+		w.report.emitError(AgentError{Turn: req.Turn, Step: req.Step, Source: fmt.Sprintf("request-error handler %d (%T)", i, w.handlers[i]), Err: err})
 		return false
 	}
 	return retry
