@@ -20,30 +20,15 @@ func sameEvent(a, b *harness.Event) bool {
 }
 
 // sameData is reflect.DeepEqual(a, b) for event data. Types of booleans, numbers and strings
-// only are compared with ==, which is what DeepEqual does for them (NaN included: unequal to
-// itself both ways).
+// only are compared as interfaces, with ==: the same dynamic type and fields equal by ==, which
+// is what DeepEqual does for them (NaN included: unequal to itself both ways). Comparing the
+// interfaces, not the values asserted out of them, copies no payload and asserts no type twice.
 func sameData(a, b harness.EventData) bool {
 	switch x := a.(type) {
-	case harness.UserMessage:
-		return same(x, b)
-	case harness.InboxPush:
-		return same(x, b)
-	case harness.InboxClaim:
-		return same(x, b)
-	case harness.InboxClear:
-		return same(x, b)
-	case harness.TurnStart:
-		return same(x, b)
-	case harness.StepStart:
-		return same(x, b)
-	case harness.StepEnd:
-		return same(x, b)
-	case harness.AssistantChunk:
-		return same(x, b)
-	case harness.ToolCall:
-		return same(x, b)
-	case harness.LlmRetryStarted:
-		return same(x, b)
+	case harness.UserMessage, harness.InboxPush, harness.InboxClaim, harness.InboxClear,
+		harness.TurnStart, harness.StepStart, harness.StepEnd, harness.AssistantChunk,
+		harness.ToolCall, harness.LlmRetryStarted:
+		return a == b
 	case harness.TurnEnd:
 		y, ok := b.(harness.TurnEnd)
 		return ok && x.Turn == y.Turn && x.Reason.Kind == y.Reason.Kind &&
@@ -64,15 +49,6 @@ func sameData(a, b harness.EventData) bool {
 			x.Failure == y.Failure
 	}
 	return reflect.DeepEqual(a, b)
-}
-
-// same is DeepEqual for a value of a type built of booleans, numbers and strings only.
-func same[T interface {
-	harness.EventData
-	comparable
-}](x T, b harness.EventData) bool {
-	y, ok := b.(T)
-	return ok && x == y
 }
 
 // samePointee is DeepEqual for pointers to such a type: both nil, the same pointer (equal even
