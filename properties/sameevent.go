@@ -20,15 +20,41 @@ func sameEvent(a, b *harness.Event) bool {
 }
 
 // sameData is reflect.DeepEqual(a, b) for event data. Types of booleans, numbers and strings
-// only are compared as interfaces, with ==: the same dynamic type and fields equal by ==, which
-// is what DeepEqual does for them (NaN included: unequal to itself both ways). Comparing the
-// interfaces, not the values asserted out of them, copies no payload and asserts no type twice.
+// only are compared with ==, which is what DeepEqual does for them (NaN included: unequal to
+// itself both ways). Each type is asserted and compared in its own case, not by a generic helper
+// or as interfaces: either went through an indirect call to the type's equality per event.
 func sameData(a, b harness.EventData) bool {
 	switch x := a.(type) {
-	case harness.UserMessage, harness.InboxPush, harness.InboxClaim, harness.InboxClear,
-		harness.TurnStart, harness.StepStart, harness.StepEnd, harness.AssistantChunk,
-		harness.ToolCall, harness.LlmRetryStarted:
-		return a == b
+	case harness.AssistantChunk: // most of a log: a stream's chunks
+		y, ok := b.(harness.AssistantChunk)
+		return ok && x == y
+	case harness.UserMessage:
+		y, ok := b.(harness.UserMessage)
+		return ok && x == y
+	case harness.InboxPush:
+		y, ok := b.(harness.InboxPush)
+		return ok && x == y
+	case harness.InboxClaim:
+		y, ok := b.(harness.InboxClaim)
+		return ok && x == y
+	case harness.InboxClear:
+		y, ok := b.(harness.InboxClear)
+		return ok && x == y
+	case harness.TurnStart:
+		y, ok := b.(harness.TurnStart)
+		return ok && x == y
+	case harness.StepStart:
+		y, ok := b.(harness.StepStart)
+		return ok && x == y
+	case harness.StepEnd:
+		y, ok := b.(harness.StepEnd)
+		return ok && x == y
+	case harness.ToolCall:
+		y, ok := b.(harness.ToolCall)
+		return ok && x == y
+	case harness.LlmRetryStarted:
+		y, ok := b.(harness.LlmRetryStarted)
+		return ok && x == y
 	case harness.TurnEnd:
 		y, ok := b.(harness.TurnEnd)
 		return ok && x.Turn == y.Turn && x.Reason.Kind == y.Reason.Kind &&
