@@ -66,7 +66,8 @@ type indexBuffers struct {
 	largestEvents, largestBytes int
 }
 
-// release puts x back: as the spare if there is none and x's buffers are small, else in the pool. Neither x nor anything taken from its index may be used after.
+// release puts x back: as the spare if there is none and x's buffers are small, else in the
+// pool. Neither x nor anything taken from its index may be used after.
 // Every field but the buffers is zeroed, one by one: no reference to the run stays in the pool
 // but the arrays' stale contents, and newIndex finds a zero index around them. (Zeroing the whole
 // index around a copy of its buffers moved them twice, about a kilobyte and a half.)
