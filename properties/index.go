@@ -40,7 +40,7 @@ type index struct {
 	// runs is runsByCall's answer, worked out on its first call (runsKnown).
 	runs      map[callKey]ToolRun
 	runsKnown bool
-	// bufs are the arrays the index is built in, kept across runs (indexPool).
+	// bufs are the arrays the index is built in, kept across runs (spareIndex, indexPool).
 	bufs indexBuffers
 }
 
@@ -82,11 +82,12 @@ type stepIndex struct {
 	results     []eventAt[harness.ToolResult]
 }
 
-// newIndex builds the index of r in memory from indexPool; release hands it back.
+// newIndex builds the index of r in memory from the spare or indexPool; release hands it back.
 func newIndex(r *Run) *index {
-	x := indexPool.Get().(*index)
+	x := takeIndex()
 	x.run, x.brokenAtMs = *r, -1
 	b := &x.bufs
+	b.largestEvents, b.largestBytes = max(b.largestEvents, len(r.Log)), max(b.largestBytes, len(r.JSONL))
 	b.cancels = b.cancels[:0]
 	for _, f := range r.Trace.Refusals {
 		if (f.Type == harness.TypeTurnEnd || f.Type == harness.TypeStepEnd) && x.brokenAtMs < 0 {
