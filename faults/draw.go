@@ -59,8 +59,8 @@ func DrawScheduleSeeded(seed int64, allowed []string) (Swarm, Plan) {
 // drawSchedule is DrawSchedule from src.
 func drawSchedule(src source, allowed []string) (Swarm, Plan) {
 	d := drawer{rng: src}
-	d.swarm = drawSwarm(&d.rng, allowed, &d.rates)
-	return d.swarm, d.drawPlan()
+	swarm := drawSwarm(&d.rng, allowed, &d.rates)
+	return swarm, d.drawPlan()
 }
 
 // drawSwarm is DrawSwarm, each fault switched on also set in rates unless rates is nil. It
@@ -111,9 +111,8 @@ func rateOf(f float64) float64 { return math.Round((0.05+0.45*f)*100) / 100 }
 
 // drawer holds what DrawPlan needs while it draws.
 type drawer struct {
-	rng   source
-	swarm Swarm
-	// rates is swarm as a table by catalogue position, for on, has and rate.
+	rng source
+	// rates is the swarm as a table by catalogue position, for onAt and hasAt.
 	rates  swarmRates
 	policy harness.RetryPolicy
 	// order is drawAnswer's shuffle of providerFaults, reused from answer to answer: an array
@@ -200,16 +199,6 @@ func (d *drawer) intnRejecting(n, v uint32) uint32 {
 	return v
 }
 
-// on reports whether fault strikes at this opportunity.
-func (d *drawer) on(fault string) bool {
-	i := faultIndex(fault)
-	if i < 0 { // outside the catalogue: rate looks in the swarm itself
-		rate, ok := d.rate(fault)
-		return ok && d.rng.Float64() < rate
-	}
-	return d.onAt(i)
-}
-
 // onAt is on for the fault at catalogue position i: the table directly, not through rate (on is
 // asked about 290 times a plan).
 func (d *drawer) onAt(i int) bool { return d.rates.on[i] && d.rng.Float64() < d.rates.rate[i] }
@@ -218,14 +207,14 @@ func (d *drawer) between(low, high int64) int64 { return low + d.rng.Int63n(high
 
 // DrawPlan turns a swarm into an explicit plan. Every draw comes from rng, in a fixed order.
 func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
-	d := drawer{rng: source{rng: rng}, swarm: swarm}
+	d := drawer{rng: source{rng: rng}}
 	d.rates.fill(swarm)
 	return d.drawPlan()
 }
 
 // drawPlan is DrawPlan, once d holds the swarm and its table of rates.
 func (d *drawer) drawPlan() Plan {
-	rng, swarm := &d.rng, d.swarm
+	rng := &d.rng
 	var harnessDefaults bool
 	d.policy, harnessDefaults = d.drawPolicy()
 	plan := Plan{
@@ -237,7 +226,7 @@ func (d *drawer) drawPlan() Plan {
 	if harnessDefaults {
 		plan.MaxParallelToolCalls = SpecMaxParallelToolCalls
 	}
-	if d.has(ContextWindowExceeded) && rng.Float64() < 0.7 {
+	if d.hasAt(contextWindowExceededAt) && rng.Float64() < 0.7 {
 		plan.CompactionBudget = int(d.between(1, 2))
 	}
 	answers := d.between(4, 24)
@@ -252,7 +241,7 @@ func (d *drawer) drawPlan() Plan {
 	// slice of their number: growing plan.Refusals took up to three allocations.
 	var windows [4]Window
 	refusals := windows[:0]
-	if d.has(AppendRefused) {
+	if d.hasAt(appendRefusedAt) {
 		for range d.between(1, 2) {
 			from := d.between(0, plan.HorizonMs-1)
 			if rng.Float64() < 0.5 {
@@ -264,17 +253,17 @@ func (d *drawer) drawPlan() Plan {
 			refusals = append(refusals, Window{FromMs: from, UntilMs: from + d.between(1, 300)})
 		}
 	}
-	if d.has(StoreOutage) {
+	if d.hasAt(storeOutageAt) {
 		from := d.between(0, plan.HorizonMs-1)
 		until := min(plan.HorizonMs, from+d.between(5_000, plan.HorizonMs))
 		kind := OutageTypes[rng.Intn(len(OutageTypes))]
 		refusals = append(refusals, Window{FromMs: from, UntilMs: until, Type: kind, Fault: StoreOutage})
 	}
-	if d.has(SlowCompaction) {
+	if d.hasAt(slowCompactionAt) {
 		plan.CompactionBudget = max(plan.CompactionBudget, int(d.between(1, 2)))
 		plan.CompactionDelayMs = d.between(50, 5_000)
 	}
-	if _, ok := swarm[CallIDReuse]; ok {
+	if d.hasAt(callIDReuseAt) {
 		refusals = append(refusals, d.unansweredCalls(plan.HorizonMs))
 	}
 	if len(refusals) > 0 {
@@ -555,25 +544,28 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	actions := append(buf[:0], Action{AtMs: 0, Kind: ActFollowup, Text: "task 1"})
 	at := func() int64 { return d.between(0, horizonMs-1) }
 	// count scales the number of occurrences with the fault's rate: 1 to 4 at the highest rates.
-	count := func(fault string) int {
-		rate, ok := d.rate(fault)
-		if !ok {
+	count := func(at int) int {
+		if !d.rates.on[at] {
 			return 0
 		}
-		return 1 + int(d.rng.Float64()*rate*8)
+		return 1 + int(d.rng.Float64()*d.rates.rate[at]*8)
 	}
 	sends := 1
 	for _, s := range []struct {
 		fault, kind string
+		at          int
 		text        sendKind
-	}{{Followup, ActFollowup, sendFollowup}, {Steer, ActSteer, sendSteer}, {Inject, ActInject, sendInject}} {
-		for range count(s.fault) {
+	}{{Followup, ActFollowup, followupAt, sendFollowup}, {Steer, ActSteer, steerAt, sendSteer}, {Inject, ActInject, injectAt, sendInject}} {
+		for range count(s.at) {
 			sends++
 			actions = append(actions, Action{AtMs: at(), Kind: s.kind, Text: sendText(s.text, sends), Fault: s.fault})
 		}
 	}
-	for _, c := range []struct{ fault, cause string }{{CancelUser, harness.CauseUser}, {CancelParent, harness.CauseParent}, {CancelHook, harness.CauseHook}} {
-		for range count(c.fault) {
+	for _, c := range []struct {
+		fault, cause string
+		at           int
+	}{{CancelUser, harness.CauseUser, cancelUserAt}, {CancelParent, harness.CauseParent, cancelParentAt}, {CancelHook, harness.CauseHook, cancelHookAt}} {
+		for range count(c.at) {
 			a := Action{AtMs: at(), Kind: ActCancel, Cause: c.cause, KeepInbox: d.rng.Float64() < 0.5, Fault: c.fault}
 			if c.cause == harness.CauseHook {
 				a.Reason = "budget hook"
@@ -581,23 +573,23 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 			actions = append(actions, a)
 		}
 	}
-	if d.has(Dispose) {
+	if d.hasAt(disposeAt) {
 		actions = append(actions, Action{AtMs: at(), Kind: ActDispose, Fault: Dispose})
 	}
-	if d.has(PluginEnd) {
+	if d.hasAt(pluginEndAt) {
 		actions = append(actions, Action{AtMs: at(), Kind: ActPluginEnd, Fault: PluginEnd})
-	} else if d.has(SlowCompaction) && d.rng.Float64() < 0.5 {
+	} else if d.hasAt(slowCompactionAt) && d.rng.Float64() < 0.5 {
 		// a handler that deliberates is what a disposal can land on: bring the two together
 		actions = append(actions, Action{AtMs: at(), Kind: ActPluginEnd, Fault: PluginEnd})
 	}
-	crashes, tears, powerLosses := d.has(Crash), d.has(TornWrite), d.has(PowerLoss)
+	crashes, tears, powerLosses := d.hasAt(crashAt), d.hasAt(tornWriteAt), d.hasAt(powerLossAt)
 	if crashes || tears || powerLosses {
 		for range d.between(1, 3) {
 			a := Action{AtMs: at(), Kind: ActCrash, RestartAfterMs: d.between(0, 2000), Fault: Crash}
 			switch {
-			case d.on(TornWrite):
+			case d.onAt(tornWriteAt):
 				a.InAppend, a.Written, a.Fault = true, WrittenTorn, TornWrite
-			case d.on(PowerLoss):
+			case d.onAt(powerLossAt):
 				a.Fault, a.Unsynced = PowerLoss, []string{UnsyncedDropped, UnsyncedTorn}[d.rng.Intn(2)]
 				if d.rng.Float64() < 0.5 {
 					a.InAppend, a.Written = true, []string{WrittenNone, WrittenWhole, WrittenTorn}[d.rng.Intn(3)]
@@ -610,7 +602,7 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 			actions = append(actions, a)
 		}
 	}
-	for range count(ObserverCallback) {
+	for range count(observerCallbackAt) {
 		a := Action{AtMs: at(), Kind: ActObserver, On: ObservedTypes[d.rng.Intn(len(ObservedTypes))], Fault: ObserverCallback}
 		switch d.rng.Intn(4) {
 		case 0:
@@ -626,7 +618,7 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 		}
 		actions = append(actions, a)
 	}
-	for range count(SendCancelRace) {
+	for range count(sendCancelRaceAt) {
 		atMs := at()
 		sends++
 		which := d.rng.Intn(2)
