@@ -651,31 +651,53 @@ var actionRooms = sync.Pool{New: func() any { return new([actionsBuffered]Action
 
 // sortedByTime returns a new slice of exactly the actions, stably sorted by AtMs. It sorts
 // small keys and moves each Action once: sorting the Actions themselves moved 184 bytes a swap,
-// about 8,000 instructions a plan. A stable sort's result is one and the same whatever sorts
-// it, so the order is the order slices.SortStableFunc gave the actions.
+// about 8,000 instructions a plan. Each key is an action's time and its index in one integer,
+// ordered as (time, index) pairs are: sorting them is the stable sort, its ties in the order the
+// actions came, and one comparison decides (a pair of fields, swapped, was about 250
+// instructions a plan more). A stable sort's result is one and the same whatever sorts it, so
+// the order is the order slices.SortStableFunc gives the actions.
 func sortedByTime(actions []Action) []Action {
-	type key struct {
-		atMs int64
-		i    int
+	if len(actions) > actionsBuffered {
+		return stablySortedByTime(actions)
 	}
-	var buf [actionsBuffered]key
-	keys := buf[:0]
+	var buf [actionsBuffered]uint64
+	keys := buf[:len(actions)]
 	for i := range actions { // by index: a range value would copy each 184-byte Action
-		keys = append(keys, key{actions[i].AtMs, i})
-	}
-	if len(keys) <= actionsBuffered {
-		// an insertion sort, stable: for a plan's few actions, cheaper than calling a comparison
-		for i := 1; i < len(keys); i++ {
-			for j := i; j > 0 && keys[j].atMs < keys[j-1].atMs; j-- {
-				keys[j], keys[j-1] = keys[j-1], keys[j]
-			}
+		atMs := actions[i].AtMs
+		if atMs < 0 || atMs > keyAtMsMax {
+			return stablySortedByTime(actions) // a time no drawn plan has: no key holds it
 		}
-	} else {
-		slices.SortStableFunc(keys, func(a, b key) int { return cmp.Compare(a.atMs, b.atMs) })
+		keys[i] = uint64(atMs)<<keyIndexBits | uint64(i)
+	}
+	// an insertion sort: for a plan's few actions, cheaper than calling a comparison
+	for i := 1; i < len(keys); i++ {
+		key, j := keys[i], i
+		for ; j > 0 && keys[j-1] > key; j-- {
+			keys[j] = keys[j-1]
+		}
+		keys[j] = key
 	}
 	sorted := make([]Action, len(keys))
-	for j, k := range keys {
-		sorted[j] = actions[k.i]
+	for j, key := range keys {
+		sorted[j] = actions[key&(1<<keyIndexBits-1)]
 	}
+	return sorted
+}
+
+// A sort key's low keyIndexBits bits are the action's index (below actionsBuffered), the bits
+// above them its AtMs, at most keyAtMsMax.
+const (
+	keyIndexBits = 5
+	keyAtMsMax   = 1<<(64-keyIndexBits) - 1
+)
+
+// A key indexes every action sortedByTime sorts by key: it does no more than actionsBuffered.
+var _ [1<<keyIndexBits - actionsBuffered]struct{}
+
+// stablySortedByTime is sortedByTime for more actions than a key can index, or times no key
+// holds: a copy of the actions, sorted by slices.SortStableFunc.
+func stablySortedByTime(actions []Action) []Action {
+	sorted := slices.Clone(actions)
+	slices.SortStableFunc(sorted, func(a, b Action) int { return cmp.Compare(a.AtMs, b.AtMs) })
 	return sorted
 }
