@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand"
 	"slices"
-	"sync"
 
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/internal/splitmix"
@@ -119,14 +118,10 @@ type drawer struct {
 	// order is drawAnswer's shuffle of providerFaults, reused from answer to answer: an array
 	// with room for every fault, on the stack with the drawer.
 	order [faultCount]int
-	// answersLeft counts the answers still to draw, the one being drawn included, which sizes
-	// the room made for their failures and tool calls; fails is room for their failures
-	// (newFail).
-	answersLeft int
-	fails       []Fail
-	// calls and callFaults are room for the plan's tool calls and the faults that shape them
-	// (newCalls, keepFaults), made as they fill up.
-	calls      []Call
+	// room is where the plan's actions, failures and tool calls are gathered (planRoom).
+	room *planRoom
+	// callFaults is room for the faults that shape the plan's tool calls (keepFaults), made as
+	// it fills up.
 	callFaults []string
 	// callIDsPerAnswer: call-id-reuse struck an answer, and the provider numbers its calls per
 	// answer from then on.
@@ -215,8 +210,19 @@ func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
 	return d.drawPlan()
 }
 
-// drawPlan is DrawPlan, once d holds the swarm and its table of rates.
+// drawPlan is DrawPlan, once d holds the swarm and its table of rates. It draws in a room lent
+// by planRooms, and gives it back once the plan holds nothing of it.
 func (d *drawer) drawPlan() Plan {
+	d.room = planRooms.Get().(*planRoom)
+	plan := d.drawPlanIn()
+	planRooms.Put(d.room)
+	d.room = nil
+	return plan
+}
+
+// drawPlanIn is drawPlan in the room d.room, whatever it holds.
+func (d *drawer) drawPlanIn() Plan {
+	d.room.failsUsed, d.room.callsUsed = 0, 0
 	rng := &d.rng
 	var harnessDefaults bool
 	d.policy, harnessDefaults = d.drawPolicy()
@@ -232,16 +238,13 @@ func (d *drawer) drawPlan() Plan {
 	if d.hasAt(contextWindowExceededAt) && rng.Float64() < 0.7 {
 		plan.CompactionBudget = int(d.between(1, 2))
 	}
-	answers := d.between(4, 24)
+	answers := d.between(4, answersMax)
 	plan.Answers = make([]Answer, 0, answers)
-	for i := range answers {
-		d.answersLeft = int(answers - i)
+	for range answers {
 		plan.Answers = append(plan.Answers, d.drawAnswer())
 	}
-	d.answersLeft = 0
-	room := actionRooms.Get().(*[actionsBuffered]Action)
-	plan.Actions = d.drawActions(plan.HorizonMs, room)
-	actionRooms.Put(room)
+	d.keepFailsAndCalls(plan.Answers)
+	plan.Actions = d.drawActions(plan.HorizonMs, &d.room.actions)
 	// The refusal windows are gathered on the stack (a plan has at most four), then kept in one
 	// slice of their number: growing plan.Refusals took up to three allocations.
 	var windows [4]Window
@@ -369,21 +372,9 @@ func (d *drawer) failure(fault string, chunks int, fail Fail) Answer {
 	return Answer{Fault: fault, Chunks: chunks, ChunkDelayMs: d.between(10, 300), Fail: d.newFail(fail)}
 }
 
-// newFail places fail in d.fails, made when it is full with room for two thirds of the answers
-// still to draw (about 62% of the default mix's answers fail): one or two allocations a plan
-// instead of one a failure (about 9). Room for every answer left was 300 bytes a plan more.
-func (d *drawer) newFail(fail Fail) *Fail {
-	if len(d.fails) == 0 {
-		d.fails = make([]Fail, max((d.answersLeft*2+2)/3, 1))
-	}
-	f := &d.fails[0]
-	*f, d.fails = fail, d.fails[1:]
-	return f
-}
-
 func (d *drawer) toolCallAnswer(fault string) Answer {
 	a := Answer{Fault: fault, Chunks: int(d.between(0, 1)), ChunkDelayMs: d.between(5, 100), Finish: harness.FinishToolCalls}
-	n := d.between(1, 5)
+	n := d.between(1, callsPerAnswerMax)
 	a.Calls = d.newCalls(int(n))
 	for range n {
 		a.Calls = append(a.Calls, d.drawCall())
@@ -500,23 +491,6 @@ func (d *drawer) drawCall() Call {
 	}
 	c.Faults = d.keepFaults(shaped)
 	return c
-}
-
-// newCalls is an empty slice with room for n calls, cut from d.calls: a plan's tool calls
-// share one or two arrays instead of an answer growing its own one call at a time (about 2.5
-// allocations a plan). Its capacity is n, so an append to it never writes into another's calls.
-//
-// d.calls is made, when too short, with room for two fifths of a call for each answer still to
-// draw (the one being drawn included): a plan of the default mix has about 0.38 calls an answer.
-// Room for eight at a time, whatever was left to draw, was about 290 bytes a plan of room never
-// used; this is about 80, for 0.4 allocations a plan more (11.5 to 11.9).
-func (d *drawer) newCalls(n int) []Call {
-	if len(d.calls) < n {
-		d.calls = make([]Call, max(n, (d.answersLeft*2+4)/5))
-	}
-	calls := d.calls[:0:n]
-	d.calls = d.calls[n:]
-	return calls
 }
 
 // keepFaults copies a call's faults into d.callFaults (nil if there are none): a plan's calls
@@ -639,15 +613,6 @@ func (d *drawer) drawActions(horizonMs int64, room *[actionsBuffered]Action) []A
 	}
 	return sortedByTime(actions)
 }
-
-// actionsBuffered is how many actions drawActions gathers before it needs the heap.
-const actionsBuffered = 32
-
-// actionRooms lends drawActions its room to gather a plan's actions in. The room was an array
-// on the stack, 5.9 KB that Go zeroes for every plan, about 740 of a plan's 42,000 instructions;
-// a room lent again is not zeroed, and needs no clearing: drawActions writes each action whole
-// before sortedByTime reads it, and reads no further than it wrote (TestActionRoomsLeakNothing).
-var actionRooms = sync.Pool{New: func() any { return new([actionsBuffered]Action) }}
 
 // sortedByTime returns a new slice of exactly the actions, stably sorted by AtMs. It sorts
 // small keys and moves each Action once: sorting the Actions themselves moved 184 bytes a swap,

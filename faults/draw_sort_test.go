@@ -3,12 +3,9 @@ package faults
 import (
 	"cmp"
 	"math/rand"
-	"reflect"
 	"slices"
 	"strconv"
 	"testing"
-
-	"github.com/turnsim/turnsim/internal/splitmix"
 )
 
 // sortedByTime orders actions as slices.SortStableFunc does: with few of them (its insertion
@@ -27,32 +24,6 @@ func TestSortedByTimeIsStableSort(t *testing.T) {
 			if got := sortedByTime(actions); !slices.Equal(got, want) {
 				t.Errorf("%d actions in [%d, %d): sortedByTime is not the stable sort", n, times.low, times.high)
 			}
-		}
-	}
-}
-
-// A room actionRooms lends again still holds the actions of the plan drawn in it before:
-// drawActions never reads them. Actions drawn in a room full of junk are the actions drawn in a
-// new room, and so are the plans drawn again, in reverse order, after the rooms were lent.
-func TestActionRoomsLeakNothing(t *testing.T) {
-	junk := new([actionsBuffered]Action)
-	for i := range junk {
-		junk[i] = Action{AtMs: -1, Kind: "junk", Text: "junk", InAppend: true, Written: "junk", RestartAfterMs: 1, Unsynced: "junk", Cause: "junk", Reason: "junk", KeepInbox: true, Fault: "junk", Concurrent: true, On: "junk", Then: "junk"}
-	}
-	want := make(map[int64]Plan)
-	for seed := range int64(200) {
-		_, want[seed] = DrawScheduleSeeded(seed, nil)
-		fresh, reused := drawer{rng: source{own: splitmix.New(seed)}}, drawer{rng: source{own: splitmix.New(seed)}}
-		drawSwarm(&fresh.rng, nil, &fresh.rates)
-		drawSwarm(&reused.rng, nil, &reused.rates)
-		room := *junk
-		if got, want := reused.drawActions(60_000, &room), fresh.drawActions(60_000, new([actionsBuffered]Action)); !reflect.DeepEqual(got, want) {
-			t.Fatalf("seed %d: the actions drawn in a room of junk are not those drawn in a new room:\n%v\n%v", seed, got, want)
-		}
-	}
-	for seed := int64(199); seed >= 0; seed-- {
-		if _, got := DrawScheduleSeeded(seed, nil); !reflect.DeepEqual(got, want[seed]) {
-			t.Fatalf("seed %d: the plan drawn again is not the plan drawn first", seed)
 		}
 	}
 }
