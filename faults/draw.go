@@ -515,7 +515,7 @@ const callFaultsBuffered = 8
 
 // drawActions scripts the user and host: the first followup at 0, the user-group faults at
 // random times before the horizon, and a few WhenIdle watchers. It gathers the actions in room
-// (actionRooms), whatever room holds, then sorts them into a slice of their exact number: an
+// (planRoom), whatever room holds, then sorts them into a slice of their exact number: an
 // Action is 184 bytes, and a plan has about 12 of them (at most 28 in the first 20,000 seeds).
 // More than the room holds spill to the heap, as append does.
 func (d *drawer) drawActions(horizonMs int64, room *[actionsBuffered]Action) []Action {
