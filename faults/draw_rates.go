@@ -20,13 +20,21 @@ func (r *swarmRates) fill(swarm Swarm) {
 	}
 }
 
-// switchOn switches the fault at catalogue position i on at rate, in swarm and, unless r is nil
-// (DrawSwarm alone), in r.
-func (r *swarmRates) switchOn(swarm Swarm, i int, rate float64) {
-	swarm[catalogue[i].Name] = rate
-	if r != nil {
-		r.on[i], r.rate[i] = true, rate
+// swarm is the table as a Swarm, made with room for exactly the faults switched on.
+func (r *swarmRates) swarm() Swarm {
+	n := 0
+	for _, on := range r.on {
+		if on {
+			n++
+		}
 	}
+	swarm := make(Swarm, n)
+	for i, on := range r.on {
+		if on {
+			swarm[catalogue[i].Name] = r.rate[i]
+		}
+	}
+	return swarm
 }
 
 // set puts a fault switched on at rate in the table: nothing for a name outside the catalogue.
