@@ -40,8 +40,8 @@ var allPositions = func() (at [faultCount]int) {
 // [0.05, 0.5]; at least one fault is always on. allowed nil means the whole catalogue.
 func DrawSwarm(rng *rand.Rand, allowed []string) Swarm {
 	var rates swarmRates
-	drawSwarm(&source{rng: rng}, allowed, &rates)
-	return rates.swarm()
+	switchedOn := drawSwarm(&source{rng: rng}, allowed, &rates)
+	return rates.swarm(switchedOn)
 }
 
 // DrawSchedule is DrawSwarm and then DrawPlan from the same rng: the same draws, the same swarm
@@ -71,15 +71,16 @@ func DrawPlanSeeded(seed int64, allowed []string) Plan {
 // drawSchedule is DrawSchedule from src.
 func drawSchedule(src source, allowed []string) (Swarm, Plan) {
 	d := drawer{rng: src}
-	drawSwarm(&d.rng, allowed, &d.rates)
-	return d.rates.swarm(), d.drawPlan()
+	switchedOn := drawSwarm(&d.rng, allowed, &d.rates)
+	return d.rates.swarm(switchedOn), d.drawPlan()
 }
 
 // drawSwarm is DrawSwarm into the table rates, empty before: each allowed fault switched on
-// with probability one half, at least one. It works by catalogue position, which is the table's:
-// finding each name's position again was about 800 instructions a schedule. The map is made from
-// the table (swarmRates.swarm), once its size is known.
-func drawSwarm(rng *source, allowed []string, rates *swarmRates) {
+// with probability one half, at least one. It returns how many it switched on. It works by
+// catalogue position, which is the table's: finding each name's position again was about 800
+// instructions a schedule. The map is made from the table (swarmRates.swarm), once its size is
+// known.
+func drawSwarm(rng *source, allowed []string, rates *swarmRates) (switchedOn int) {
 	at := allPositions[:]
 	if allowed != nil {
 		at = make([]int, 0, len(catalogue))
@@ -89,7 +90,6 @@ func drawSwarm(rng *source, allowed []string, rates *swarmRates) {
 			}
 		}
 	}
-	switchedOn := 0
 	if rng.rng == nil {
 		// From the drawer's own SplitMix64 directly, its draws inlined (as in drawAnswer): a
 		// call to source.Float64 for each was about 1,000 instructions a plan.
@@ -111,7 +111,9 @@ func drawSwarm(rng *source, allowed []string, rates *swarmRates) {
 	if switchedOn == 0 && len(at) > 0 {
 		i := at[rng.Intn(len(at))]
 		rates.on[i], rates.rate[i] = true, drawRate(rng)
+		switchedOn++
 	}
+	return switchedOn
 }
 
 // drawRate draws a fault's rate, in [0.05, 0.5] to the hundredth.

@@ -20,15 +20,9 @@ func (r *swarmRates) fill(swarm Swarm) {
 	}
 }
 
-// swarm is the table as a Swarm, made with room for exactly the faults switched on.
-func (r *swarmRates) swarm() Swarm {
-	n := 0
-	for _, on := range r.on {
-		if on {
-			n++
-		}
-	}
-	swarm := make(Swarm, n)
+// swarm is the table as a Swarm, made with room for the switchedOn faults the table has on.
+func (r *swarmRates) swarm(switchedOn int) Swarm {
+	swarm := make(Swarm, switchedOn)
 	for i, on := range r.on {
 		if on {
 			swarm[catalogue[i].Name] = r.rate[i]
