@@ -235,7 +235,7 @@ func (d *drawer) drawPlan() Plan {
 
 // drawPlanIn is drawPlan in the room d.room, whatever it holds.
 func (d *drawer) drawPlanIn() Plan {
-	d.room.failsUsed, d.room.callsUsed = 0, 0
+	d.room.failsUsed, d.room.callsUsed, d.room.callsFull = 0, 0, false
 	rng := &d.rng
 	var harnessDefaults bool
 	d.policy, harnessDefaults = d.drawPolicy()

@@ -19,17 +19,23 @@ func junkRoom() *planRoom {
 	for i := range r.calls {
 		r.calls[i] = Call{Name: "junk", LatencyMs: 1, Outcome: "junk", IgnoreCancel: true, Faults: []string{"junk"}}
 	}
-	r.failsUsed, r.callsUsed = len(r.fails), len(r.calls)
+	r.failsUsed, r.callsUsed, r.callsFull = len(r.fails), len(r.calls), true
 	return r
 }
 
 // A room planRooms lends again still holds what the plan drawn in it before gathered: a drawer
 // never reads it. A plan drawn in a room full of junk is the plan drawn in a new room, and holds
 // none of either room; and plans drawn again, in reverse order, after their rooms were lent to
-// others, are the plans drawn the first time.
+// others, are the plans drawn the first time. Seeds 486, 662, 923 and 1491 draw more calls than
+// the room holds.
 func TestPlanRoomsLeakNothing(t *testing.T) {
-	want := make(map[int64]Plan)
+	var seeds []int64
 	for seed := range int64(300) {
+		seeds = append(seeds, seed)
+	}
+	seeds = append(seeds, 486, 662, 923, 1491)
+	want := make(map[int64]Plan)
+	for _, seed := range seeds {
 		_, want[seed] = DrawScheduleSeeded(seed, nil)
 		plans := make([]Plan, 2)
 		rooms := []*planRoom{junkRoom(), new(planRoom)}
@@ -41,6 +47,9 @@ func TestPlanRoomsLeakNothing(t *testing.T) {
 		if !reflect.DeepEqual(plans[0], plans[1]) || !reflect.DeepEqual(plans[0], want[seed]) {
 			t.Fatalf("seed %d: the plan drawn in a room of junk is not the plan drawn in a new room", seed)
 		}
+		if seed >= 300 && !rooms[1].callsFull {
+			t.Fatalf("seed %d: its calls fit the room: the test no longer draws more than it holds", seed)
+		}
 		for i, room := range rooms {
 			*room = *junkRoom() // the room lent again, and filled by another plan
 			if !reflect.DeepEqual(plans[i], want[seed]) {
@@ -48,9 +57,9 @@ func TestPlanRoomsLeakNothing(t *testing.T) {
 			}
 		}
 	}
-	for seed := int64(299); seed >= 0; seed-- {
-		if _, got := DrawScheduleSeeded(seed, nil); !reflect.DeepEqual(got, want[seed]) {
-			t.Fatalf("seed %d: the plan drawn again is not the plan drawn first", seed)
+	for i := len(seeds) - 1; i >= 0; i-- {
+		if _, got := DrawScheduleSeeded(seeds[i], nil); !reflect.DeepEqual(got, want[seeds[i]]) {
+			t.Fatalf("seed %d: the plan drawn again is not the plan drawn first", seeds[i])
 		}
 	}
 }
