@@ -39,7 +39,9 @@ var allPositions = func() (at [faultCount]int) {
 // DrawSwarm switches each allowed fault on with probability one half, at a rate drawn from
 // [0.05, 0.5]; at least one fault is always on. allowed nil means the whole catalogue.
 func DrawSwarm(rng *rand.Rand, allowed []string) Swarm {
-	return drawSwarm(&source{rng: rng}, allowed, nil)
+	var rates swarmRates
+	switchedOn := drawSwarm(&source{rng: rng}, allowed, &rates)
+	return rates.swarm(switchedOn)
 }
 
 // DrawSchedule is DrawSwarm and then DrawPlan from the same rng: the same draws, the same swarm
@@ -56,17 +58,29 @@ func DrawScheduleSeeded(seed int64, allowed []string) (Swarm, Plan) {
 	return drawSchedule(source{own: splitmix.New(seed)}, allowed)
 }
 
+// DrawPlanSeeded is the plan of DrawScheduleSeeded(seed, allowed), without its swarm: the same
+// draws, the swarm kept only in the drawer's table. A caller that runs the plan and never reads
+// the swarm (sim's RunSeed) spares making the map: about 1 KB, four allocations and 4,000
+// instructions a plan.
+func DrawPlanSeeded(seed int64, allowed []string) Plan {
+	d := drawer{rng: source{own: splitmix.New(seed)}}
+	drawSwarm(&d.rng, allowed, &d.rates)
+	return d.drawPlan()
+}
+
 // drawSchedule is DrawSchedule from src.
 func drawSchedule(src source, allowed []string) (Swarm, Plan) {
 	d := drawer{rng: src}
-	d.swarm = drawSwarm(&d.rng, allowed, &d.rates)
-	return d.swarm, d.drawPlan()
+	switchedOn := drawSwarm(&d.rng, allowed, &d.rates)
+	return d.rates.swarm(switchedOn), d.drawPlan()
 }
 
-// drawSwarm is DrawSwarm, each fault switched on also set in rates unless rates is nil. It
-// works by catalogue position, which is the table's: finding each name's position again was
-// about 800 instructions a schedule.
-func drawSwarm(rng *source, allowed []string, rates *swarmRates) Swarm {
+// drawSwarm is DrawSwarm into the table rates, empty before: each allowed fault switched on
+// with probability one half, at least one. It returns how many it switched on. It works by
+// catalogue position, which is the table's: finding each name's position again was about 800
+// instructions a schedule. The map is made from the table (swarmRates.swarm), once its size is
+// known.
+func drawSwarm(rng *source, allowed []string, rates *swarmRates) (switchedOn int) {
 	at := allPositions[:]
 	if allowed != nil {
 		at = make([]int, 0, len(catalogue))
@@ -76,31 +90,30 @@ func drawSwarm(rng *source, allowed []string, rates *swarmRates) Swarm {
 			}
 		}
 	}
-	// Room for two thirds of the faults: about half are switched on, more than two thirds in 1.4%
-	// of the default mix's seeds (the map then grows once). Room for all of them was twice the
-	// memory, 1.8 KB a seed.
-	swarm := make(Swarm, len(at)*2/3)
 	if rng.rng == nil {
 		// From the drawer's own SplitMix64 directly, its draws inlined (as in drawAnswer): a
 		// call to source.Float64 for each was about 1,000 instructions a plan.
 		own := &rng.own
 		for _, i := range at {
 			if own.Float64() < 0.5 {
-				rates.switchOn(swarm, i, rateOf(own.Float64()))
+				rates.on[i], rates.rate[i] = true, rateOf(own.Float64())
+				switchedOn++
 			}
 		}
 	} else {
 		for _, i := range at {
 			if rng.Float64() < 0.5 {
-				rates.switchOn(swarm, i, drawRate(rng))
+				rates.on[i], rates.rate[i] = true, drawRate(rng)
+				switchedOn++
 			}
 		}
 	}
-	if len(swarm) == 0 && len(at) > 0 {
+	if switchedOn == 0 && len(at) > 0 {
 		i := at[rng.Intn(len(at))]
-		rates.switchOn(swarm, i, drawRate(rng))
+		rates.on[i], rates.rate[i] = true, drawRate(rng)
+		switchedOn++
 	}
-	return swarm
+	return switchedOn
 }
 
 // drawRate draws a fault's rate, in [0.05, 0.5] to the hundredth.
@@ -111,22 +124,17 @@ func rateOf(f float64) float64 { return math.Round((0.05+0.45*f)*100) / 100 }
 
 // drawer holds what DrawPlan needs while it draws.
 type drawer struct {
-	rng   source
-	swarm Swarm
-	// rates is swarm as a table by catalogue position, for on, has and rate.
+	rng source
+	// rates is the swarm as a table by catalogue position, for onAt and hasAt.
 	rates  swarmRates
 	policy harness.RetryPolicy
 	// order is drawAnswer's shuffle of providerFaults, reused from answer to answer: an array
 	// with room for every fault, on the stack with the drawer.
 	order [faultCount]int
-	// answersLeft counts the answers still to draw, the one being drawn included, which sizes
-	// the room made for their failures and tool calls; fails is room for their failures
-	// (newFail).
-	answersLeft int
-	fails       []Fail
-	// calls and callFaults are room for the plan's tool calls and the faults that shape them
-	// (newCalls, keepFaults), made as they fill up.
-	calls      []Call
+	// room is where the plan's actions, failures and tool calls are gathered (planRoom).
+	room *planRoom
+	// callFaults is room for the faults that shape the plan's tool calls (keepFaults), made as
+	// it fills up.
 	callFaults []string
 	// callIDsPerAnswer: call-id-reuse struck an answer, and the provider numbers its calls per
 	// answer from then on.
@@ -154,36 +162,38 @@ func (d *drawer) perm(n int) []int {
 	}
 	partialRuns := uint32(1<<31) - uint32(n) // no step's partial run starts before it
 	if d.rng.rng != nil {
-		for bound := uint32(1); int(bound) <= len(m); bound++ {
+		for place := range m {
 			v := uint32(d.rng.rng.Int63() >> 32) // Int31: in [0, 1<<31)
 			if v >= partialRuns {
-				v = d.intnRejecting(bound, v)
+				v = d.intnRejecting(uint32(place+1), v)
 			}
-			j := v % bound // rand.Perm's inside-out shuffle: bound-1 takes place j, whose element moves
-			m[bound-1] = m[j]
-			m[j] = int(bound - 1)
+			j := int(v) % (place + 1) // rand.Perm's inside-out shuffle: j's element moves to place, which j takes
+			m[place] = m[j]
+			m[j] = place
 		}
 		return m
 	}
 	// The drawer's own SplitMix64, copied to a local so that its state stays in a register and
 	// its draw inlines: through source.Int63, a call a step, 280 times a plan, and with the
 	// state in memory, a step was about 20 instructions more. Int63Next, not Int63, keeps it
-	// there (a pointer method kept it in memory, a store and a load a step), and counting the
-	// bounds rather than the places lets the compiler drop the swap's bounds checks: together
-	// about 750 instructions a plan.
+	// there (a pointer method kept it in memory, a store and a load a step): together about 750
+	// instructions a plan. The modulo is of ints, by place+1 of a range over m: the compiler
+	// then knows the bound is positive and j below len(m), and drops the division's check for
+	// zero and the swap's bounds checks (a uint32 bound kept the check for zero, three
+	// instructions a step, about 580 a plan).
 	own := d.rng.own
-	for bound := uint32(1); int(bound) <= len(m); bound++ {
+	for place := range m {
 		var x int64
 		own, x = own.Int63Next()
 		v := uint32(x >> 32) // Int31: in [0, 1<<31)
 		if v >= partialRuns {
 			d.rng.own = own
-			v = d.intnRejecting(bound, v)
+			v = d.intnRejecting(uint32(place+1), v)
 			own = d.rng.own
 		}
-		j := v % bound
-		m[bound-1] = m[j]
-		m[j] = int(bound - 1)
+		j := int(v) % (place + 1)
+		m[place] = m[j]
+		m[j] = place
 	}
 	d.rng.own = own
 	return m
@@ -200,16 +210,6 @@ func (d *drawer) intnRejecting(n, v uint32) uint32 {
 	return v
 }
 
-// on reports whether fault strikes at this opportunity.
-func (d *drawer) on(fault string) bool {
-	i := faultIndex(fault)
-	if i < 0 { // outside the catalogue: rate looks in the swarm itself
-		rate, ok := d.rate(fault)
-		return ok && d.rng.Float64() < rate
-	}
-	return d.onAt(i)
-}
-
 // onAt is on for the fault at catalogue position i: the table directly, not through rate (on is
 // asked about 290 times a plan).
 func (d *drawer) onAt(i int) bool { return d.rates.on[i] && d.rng.Float64() < d.rates.rate[i] }
@@ -218,14 +218,25 @@ func (d *drawer) between(low, high int64) int64 { return low + d.rng.Int63n(high
 
 // DrawPlan turns a swarm into an explicit plan. Every draw comes from rng, in a fixed order.
 func DrawPlan(rng *rand.Rand, swarm Swarm) Plan {
-	d := drawer{rng: source{rng: rng}, swarm: swarm}
+	d := drawer{rng: source{rng: rng}}
 	d.rates.fill(swarm)
 	return d.drawPlan()
 }
 
-// drawPlan is DrawPlan, once d holds the swarm and its table of rates.
+// drawPlan is DrawPlan, once d holds the swarm and its table of rates. It draws in a room lent
+// by planRooms, and gives it back once the plan holds nothing of it.
 func (d *drawer) drawPlan() Plan {
-	rng, swarm := &d.rng, d.swarm
+	d.room = planRooms.Get().(*planRoom)
+	plan := d.drawPlanIn()
+	planRooms.Put(d.room)
+	d.room = nil
+	return plan
+}
+
+// drawPlanIn is drawPlan in the room d.room, whatever it holds.
+func (d *drawer) drawPlanIn() Plan {
+	d.room.failsUsed, d.room.callsUsed, d.room.callsFull = 0, 0, false
+	rng := &d.rng
 	var harnessDefaults bool
 	d.policy, harnessDefaults = d.drawPolicy()
 	plan := Plan{
@@ -237,22 +248,21 @@ func (d *drawer) drawPlan() Plan {
 	if harnessDefaults {
 		plan.MaxParallelToolCalls = SpecMaxParallelToolCalls
 	}
-	if d.has(ContextWindowExceeded) && rng.Float64() < 0.7 {
+	if d.hasAt(contextWindowExceededAt) && rng.Float64() < 0.7 {
 		plan.CompactionBudget = int(d.between(1, 2))
 	}
-	answers := d.between(4, 24)
+	answers := d.between(4, answersMax)
 	plan.Answers = make([]Answer, 0, answers)
-	for i := range answers {
-		d.answersLeft = int(answers - i)
+	for range answers {
 		plan.Answers = append(plan.Answers, d.drawAnswer())
 	}
-	d.answersLeft = 0
-	plan.Actions = d.drawActions(plan.HorizonMs)
+	d.keepFailsAndCalls(plan.Answers)
+	plan.Actions = d.drawActions(plan.HorizonMs, &d.room.actions)
 	// The refusal windows are gathered on the stack (a plan has at most four), then kept in one
 	// slice of their number: growing plan.Refusals took up to three allocations.
 	var windows [4]Window
 	refusals := windows[:0]
-	if d.has(AppendRefused) {
+	if d.hasAt(appendRefusedAt) {
 		for range d.between(1, 2) {
 			from := d.between(0, plan.HorizonMs-1)
 			if rng.Float64() < 0.5 {
@@ -264,17 +274,17 @@ func (d *drawer) drawPlan() Plan {
 			refusals = append(refusals, Window{FromMs: from, UntilMs: from + d.between(1, 300)})
 		}
 	}
-	if d.has(StoreOutage) {
+	if d.hasAt(storeOutageAt) {
 		from := d.between(0, plan.HorizonMs-1)
 		until := min(plan.HorizonMs, from+d.between(5_000, plan.HorizonMs))
 		kind := OutageTypes[rng.Intn(len(OutageTypes))]
 		refusals = append(refusals, Window{FromMs: from, UntilMs: until, Type: kind, Fault: StoreOutage})
 	}
-	if d.has(SlowCompaction) {
+	if d.hasAt(slowCompactionAt) {
 		plan.CompactionBudget = max(plan.CompactionBudget, int(d.between(1, 2)))
 		plan.CompactionDelayMs = d.between(50, 5_000)
 	}
-	if _, ok := swarm[CallIDReuse]; ok {
+	if d.hasAt(callIDReuseAt) {
 		refusals = append(refusals, d.unansweredCalls(plan.HorizonMs))
 	}
 	if len(refusals) > 0 {
@@ -375,21 +385,9 @@ func (d *drawer) failure(fault string, chunks int, fail Fail) Answer {
 	return Answer{Fault: fault, Chunks: chunks, ChunkDelayMs: d.between(10, 300), Fail: d.newFail(fail)}
 }
 
-// newFail places fail in d.fails, made when it is full with room for two thirds of the answers
-// still to draw (about 62% of the default mix's answers fail): one or two allocations a plan
-// instead of one a failure (about 9). Room for every answer left was 300 bytes a plan more.
-func (d *drawer) newFail(fail Fail) *Fail {
-	if len(d.fails) == 0 {
-		d.fails = make([]Fail, max((d.answersLeft*2+2)/3, 1))
-	}
-	f := &d.fails[0]
-	*f, d.fails = fail, d.fails[1:]
-	return f
-}
-
 func (d *drawer) toolCallAnswer(fault string) Answer {
 	a := Answer{Fault: fault, Chunks: int(d.between(0, 1)), ChunkDelayMs: d.between(5, 100), Finish: harness.FinishToolCalls}
-	n := d.between(1, 5)
+	n := d.between(1, callsPerAnswerMax)
 	a.Calls = d.newCalls(int(n))
 	for range n {
 		a.Calls = append(a.Calls, d.drawCall())
@@ -508,23 +506,6 @@ func (d *drawer) drawCall() Call {
 	return c
 }
 
-// newCalls is an empty slice with room for n calls, cut from d.calls: a plan's tool calls
-// share one or two arrays instead of an answer growing its own one call at a time (about 2.5
-// allocations a plan). Its capacity is n, so an append to it never writes into another's calls.
-//
-// d.calls is made, when too short, with room for two fifths of a call for each answer still to
-// draw (the one being drawn included): a plan of the default mix has about 0.38 calls an answer.
-// Room for eight at a time, whatever was left to draw, was about 290 bytes a plan of room never
-// used; this is about 80, for 0.4 allocations a plan more (11.5 to 11.9).
-func (d *drawer) newCalls(n int) []Call {
-	if len(d.calls) < n {
-		d.calls = make([]Call, max(n, (d.answersLeft*2+4)/5))
-	}
-	calls := d.calls[:0:n]
-	d.calls = d.calls[n:]
-	return calls
-}
-
 // keepFaults copies a call's faults into d.callFaults (nil if there are none): a plan's calls
 // share one array of fault names instead of each call growing its own. Capacity as newCalls.
 // A wrapped failure's layers are kept here too.
@@ -546,34 +527,36 @@ func (d *drawer) keepFaults(shaped []string) []string {
 const callFaultsBuffered = 8
 
 // drawActions scripts the user and host: the first followup at 0, the user-group faults at
-// random times before the horizon, and a few WhenIdle watchers.
-func (d *drawer) drawActions(horizonMs int64) []Action {
-	// The actions are gathered on the stack, then sorted into a slice of their exact number:
-	// an Action is 184 bytes, and a plan has about 12 of them (at most 28 in the first 20,000
-	// seeds). More than the buffer holds spill to the heap, as append does.
-	var buf [actionsBuffered]Action
-	actions := append(buf[:0], Action{AtMs: 0, Kind: ActFollowup, Text: "task 1"})
+// random times before the horizon, and a few WhenIdle watchers. It gathers the actions in room
+// (planRoom), whatever room holds, then sorts them into a slice of their exact number: an
+// Action is 184 bytes, and a plan has about 12 of them (at most 28 in the first 20,000 seeds).
+// More than the room holds spill to the heap, as append does.
+func (d *drawer) drawActions(horizonMs int64, room *[actionsBuffered]Action) []Action {
+	actions := append(room[:0], Action{AtMs: 0, Kind: ActFollowup, Text: "task 1"})
 	at := func() int64 { return d.between(0, horizonMs-1) }
 	// count scales the number of occurrences with the fault's rate: 1 to 4 at the highest rates.
-	count := func(fault string) int {
-		rate, ok := d.rate(fault)
-		if !ok {
+	count := func(at int) int {
+		if !d.rates.on[at] {
 			return 0
 		}
-		return 1 + int(d.rng.Float64()*rate*8)
+		return 1 + int(d.rng.Float64()*d.rates.rate[at]*8)
 	}
 	sends := 1
 	for _, s := range []struct {
 		fault, kind string
+		at          int
 		text        sendKind
-	}{{Followup, ActFollowup, sendFollowup}, {Steer, ActSteer, sendSteer}, {Inject, ActInject, sendInject}} {
-		for range count(s.fault) {
+	}{{Followup, ActFollowup, followupAt, sendFollowup}, {Steer, ActSteer, steerAt, sendSteer}, {Inject, ActInject, injectAt, sendInject}} {
+		for range count(s.at) {
 			sends++
 			actions = append(actions, Action{AtMs: at(), Kind: s.kind, Text: sendText(s.text, sends), Fault: s.fault})
 		}
 	}
-	for _, c := range []struct{ fault, cause string }{{CancelUser, harness.CauseUser}, {CancelParent, harness.CauseParent}, {CancelHook, harness.CauseHook}} {
-		for range count(c.fault) {
+	for _, c := range []struct {
+		fault, cause string
+		at           int
+	}{{CancelUser, harness.CauseUser, cancelUserAt}, {CancelParent, harness.CauseParent, cancelParentAt}, {CancelHook, harness.CauseHook, cancelHookAt}} {
+		for range count(c.at) {
 			a := Action{AtMs: at(), Kind: ActCancel, Cause: c.cause, KeepInbox: d.rng.Float64() < 0.5, Fault: c.fault}
 			if c.cause == harness.CauseHook {
 				a.Reason = "budget hook"
@@ -581,23 +564,23 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 			actions = append(actions, a)
 		}
 	}
-	if d.has(Dispose) {
+	if d.hasAt(disposeAt) {
 		actions = append(actions, Action{AtMs: at(), Kind: ActDispose, Fault: Dispose})
 	}
-	if d.has(PluginEnd) {
+	if d.hasAt(pluginEndAt) {
 		actions = append(actions, Action{AtMs: at(), Kind: ActPluginEnd, Fault: PluginEnd})
-	} else if d.has(SlowCompaction) && d.rng.Float64() < 0.5 {
+	} else if d.hasAt(slowCompactionAt) && d.rng.Float64() < 0.5 {
 		// a handler that deliberates is what a disposal can land on: bring the two together
 		actions = append(actions, Action{AtMs: at(), Kind: ActPluginEnd, Fault: PluginEnd})
 	}
-	crashes, tears, powerLosses := d.has(Crash), d.has(TornWrite), d.has(PowerLoss)
+	crashes, tears, powerLosses := d.hasAt(crashAt), d.hasAt(tornWriteAt), d.hasAt(powerLossAt)
 	if crashes || tears || powerLosses {
 		for range d.between(1, 3) {
 			a := Action{AtMs: at(), Kind: ActCrash, RestartAfterMs: d.between(0, 2000), Fault: Crash}
 			switch {
-			case d.on(TornWrite):
+			case d.onAt(tornWriteAt):
 				a.InAppend, a.Written, a.Fault = true, WrittenTorn, TornWrite
-			case d.on(PowerLoss):
+			case d.onAt(powerLossAt):
 				a.Fault, a.Unsynced = PowerLoss, []string{UnsyncedDropped, UnsyncedTorn}[d.rng.Intn(2)]
 				if d.rng.Float64() < 0.5 {
 					a.InAppend, a.Written = true, []string{WrittenNone, WrittenWhole, WrittenTorn}[d.rng.Intn(3)]
@@ -610,7 +593,7 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 			actions = append(actions, a)
 		}
 	}
-	for range count(ObserverCallback) {
+	for range count(observerCallbackAt) {
 		a := Action{AtMs: at(), Kind: ActObserver, On: ObservedTypes[d.rng.Intn(len(ObservedTypes))], Fault: ObserverCallback}
 		switch d.rng.Intn(4) {
 		case 0:
@@ -626,7 +609,7 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 		}
 		actions = append(actions, a)
 	}
-	for range count(SendCancelRace) {
+	for range count(sendCancelRaceAt) {
 		atMs := at()
 		sends++
 		which := d.rng.Intn(2)
@@ -644,36 +627,55 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	return sortedByTime(actions)
 }
 
-// actionsBuffered is how many actions drawActions gathers before it needs the heap.
-const actionsBuffered = 32
-
 // sortedByTime returns a new slice of exactly the actions, stably sorted by AtMs. It sorts
 // small keys and moves each Action once: sorting the Actions themselves moved 184 bytes a swap,
-// about 8,000 instructions a plan. A stable sort's result is one and the same whatever sorts
-// it, so the order is the order slices.SortStableFunc gave the actions.
+// about 8,000 instructions a plan. Each key is an action's time and its index in one integer,
+// ordered as (time, index) pairs are: sorting them is the stable sort, its ties in the order the
+// actions came, and one comparison decides (a pair of fields, swapped, was about 250
+// instructions a plan more). A stable sort's result is one and the same whatever sorts it, so
+// the order is the order slices.SortStableFunc gives the actions.
 func sortedByTime(actions []Action) []Action {
-	type key struct {
-		atMs int64
-		i    int
+	if len(actions) > actionsBuffered {
+		return stablySortedByTime(actions)
 	}
-	var buf [actionsBuffered]key
-	keys := buf[:0]
+	var buf [actionsBuffered]uint64
+	keys := buf[:len(actions)]
 	for i := range actions { // by index: a range value would copy each 184-byte Action
-		keys = append(keys, key{actions[i].AtMs, i})
-	}
-	if len(keys) <= actionsBuffered {
-		// an insertion sort, stable: for a plan's few actions, cheaper than calling a comparison
-		for i := 1; i < len(keys); i++ {
-			for j := i; j > 0 && keys[j].atMs < keys[j-1].atMs; j-- {
-				keys[j], keys[j-1] = keys[j-1], keys[j]
-			}
+		atMs := actions[i].AtMs
+		if atMs < 0 || atMs > keyAtMsMax {
+			return stablySortedByTime(actions) // a time no drawn plan has: no key holds it
 		}
-	} else {
-		slices.SortStableFunc(keys, func(a, b key) int { return cmp.Compare(a.atMs, b.atMs) })
+		keys[i] = uint64(atMs)<<keyIndexBits | uint64(i)
+	}
+	// an insertion sort: for a plan's few actions, cheaper than calling a comparison
+	for i := 1; i < len(keys); i++ {
+		key, j := keys[i], i
+		for ; j > 0 && keys[j-1] > key; j-- {
+			keys[j] = keys[j-1]
+		}
+		keys[j] = key
 	}
 	sorted := make([]Action, len(keys))
-	for j, k := range keys {
-		sorted[j] = actions[k.i]
+	for j, key := range keys {
+		sorted[j] = actions[key&(1<<keyIndexBits-1)]
 	}
+	return sorted
+}
+
+// A sort key's low keyIndexBits bits are the action's index (below actionsBuffered), the bits
+// above them its AtMs, at most keyAtMsMax.
+const (
+	keyIndexBits = 5
+	keyAtMsMax   = 1<<(64-keyIndexBits) - 1
+)
+
+// A key indexes every action sortedByTime sorts by key: it does no more than actionsBuffered.
+var _ [1<<keyIndexBits - actionsBuffered]struct{}
+
+// stablySortedByTime is sortedByTime for more actions than a key can index, or times no key
+// holds: a copy of the actions, sorted by slices.SortStableFunc.
+func stablySortedByTime(actions []Action) []Action {
+	sorted := slices.Clone(actions)
+	slices.SortStableFunc(sorted, func(a, b Action) int { return cmp.Compare(a.AtMs, b.AtMs) })
 	return sorted
 }

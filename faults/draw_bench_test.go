@@ -87,3 +87,25 @@ func TestDrawScheduleSeededIsDrawSchedule(t *testing.T) {
 		}
 	}
 }
+
+// DrawPlanSeeded draws the plan DrawScheduleSeeded draws, for the whole catalogue and for
+// restricted lists: leaving the swarm in the table changes no draw.
+func TestDrawPlanSeededIsDrawScheduleSeeded(t *testing.T) {
+	for _, allowed := range [][]string{nil, {ToolCalls, CallIDReuse, Crash, "gremlins"}, {PowerLoss}, {}} {
+		for seed := range int64(1000) {
+			_, want := DrawScheduleSeeded(seed, allowed)
+			if got := DrawPlanSeeded(seed, allowed); !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d, allowed %v: DrawPlanSeeded drew another plan than DrawScheduleSeeded", seed, allowed)
+			}
+		}
+	}
+}
+
+// BenchmarkDrawPlan measures drawing one default-mix plan without its swarm (DrawPlanSeeded, as
+// a run of a seed that never reads the swarm draws it).
+func BenchmarkDrawPlan(b *testing.B) {
+	b.ReportAllocs()
+	for i := range b.N {
+		DrawPlanSeeded(int64(i), nil)
+	}
+}

@@ -118,3 +118,31 @@ func inverse(a uint64) uint64 {
 	}
 	return x
 }
+
+// The own source's Int63n and Intn are rand's from NewRand of the same seed, their rejections
+// included: the seeds are chosen so that the first draw is the largest there is, which lies past
+// the last whole run of every bound that is not a power of two, or next to it.
+func TestOwnInt63nAndIntnAreRands(t *testing.T) {
+	const golden = 0x9e3779b97f4a7c15
+	seeds := []int64{0, 1, 7, 1 << 40}
+	for _, top := range []uint64{^uint64(0), ^uint64(0) - 1, ^uint64(0) - 5} {
+		seeds = append(seeds, int64(unmix(top)-golden))
+	}
+	bounds := []int64{1, 2, 3, 5, 7, 8, 20, 1000, 55_001, 1<<30 + 1, 1<<31 - 1, 1 << 31, 1<<31 + 1, 1<<62 + 1, 1<<63 - 1, 1 << 62}
+	for _, seed := range seeds {
+		for _, n := range bounds {
+			mine, theirs := source{own: splitmix.New(seed)}, NewRand(seed)
+			for i := range 5 {
+				if got, want := mine.Int63n(n), theirs.Int63n(n); got != want {
+					t.Fatalf("seed %d: draw %d of Int63n(%d) = %d, rand.Int63n %d", seed, i, n, got, want)
+				}
+				if got, want := mine.Intn(int(n)), theirs.Intn(int(n)); got != want {
+					t.Fatalf("seed %d: draw %d of Intn(%d) = %d, rand.Intn %d", seed, i, n, got, want)
+				}
+			}
+			if mine.Int63() != theirs.Int63() {
+				t.Fatalf("seed %d: Int63n(%d) drew a different number of values from rand.Int63n", seed, n)
+			}
+		}
+	}
+}

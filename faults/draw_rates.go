@@ -12,57 +12,64 @@ type swarmRates struct {
 	rate [faultCount]float64
 }
 
-// fill copies the swarm into the table. A name outside the catalogue has no place in it: rate
-// looks such a name up in the swarm itself.
+// fill copies the swarm into the table. A name outside the catalogue has no place in it, and
+// the drawer never asks about one: it draws the catalogue's faults only.
 func (r *swarmRates) fill(swarm Swarm) {
 	for name, rate := range swarm {
 		r.set(name, rate)
 	}
 }
 
-// switchOn switches the fault at catalogue position i on at rate, in swarm and, unless r is nil
-// (DrawSwarm alone), in r.
-func (r *swarmRates) switchOn(swarm Swarm, i int, rate float64) {
-	swarm[catalogue[i].Name] = rate
-	if r != nil {
-		r.on[i], r.rate[i] = true, rate
+// swarm is the table as a Swarm, made with room for the switchedOn faults the table has on.
+func (r *swarmRates) swarm(switchedOn int) Swarm {
+	swarm := make(Swarm, switchedOn)
+	for i, on := range r.on {
+		if on {
+			swarm[catalogue[i].Name] = r.rate[i]
+		}
 	}
+	return swarm
 }
 
-// set puts a fault switched on at rate in the table: nothing for a name outside the catalogue
-// (rate looks it up in the swarm itself).
+// set puts a fault switched on at rate in the table: nothing for a name outside the catalogue.
 func (r *swarmRates) set(name string, rate float64) {
 	if i := faultIndex(name); i >= 0 {
 		r.on[i], r.rate[i] = true, rate
 	}
 }
 
-// rate is the swarm's rate for fault, and whether the swarm has it.
-func (d *drawer) rate(fault string) (float64, bool) {
-	if i := faultIndex(fault); i >= 0 {
-		return d.rates.rate[i], d.rates.on[i]
-	}
-	rate, ok := d.swarm[fault]
-	return rate, ok
-}
+// hasAt reports whether the swarm switches on the fault at catalogue position i.
+func (d *drawer) hasAt(i int) bool { return d.rates.on[i] }
 
-// has reports whether the swarm switches fault on.
-func (d *drawer) has(fault string) bool {
-	_, ok := d.rate(fault)
-	return ok
-}
-
-// Catalogue positions of the faults drawCall and toolCallAnswer ask about: on(name) finds the
-// position with faultIndex each time, about 40 instructions, some 40 times a plan.
+// Catalogue positions of the faults drawCall, toolCallAnswer, drawPlan and drawActions ask
+// about: finding a name's position with faultIndex took about 40 instructions, and the swarm's
+// rate through it about 20 more, some 60 times a plan.
 var (
-	toolUnknownAt       = cataloguePosition(ToolUnknown)
-	toolLatencyAt       = cataloguePosition(ToolLatency)
-	toolLongLatencyAt   = cataloguePosition(ToolLongLatency)
-	toolPanicAt         = cataloguePosition(ToolPanic)
-	toolErrorAt         = cataloguePosition(ToolError)
-	toolGoexitAt        = cataloguePosition(ToolGoexit)
-	toolIgnoresCancelAt = cataloguePosition(ToolIgnoresCancel)
-	callIDReuseAt       = cataloguePosition(CallIDReuse)
+	toolUnknownAt           = cataloguePosition(ToolUnknown)
+	toolLatencyAt           = cataloguePosition(ToolLatency)
+	toolLongLatencyAt       = cataloguePosition(ToolLongLatency)
+	toolPanicAt             = cataloguePosition(ToolPanic)
+	toolErrorAt             = cataloguePosition(ToolError)
+	toolGoexitAt            = cataloguePosition(ToolGoexit)
+	toolIgnoresCancelAt     = cataloguePosition(ToolIgnoresCancel)
+	callIDReuseAt           = cataloguePosition(CallIDReuse)
+	contextWindowExceededAt = cataloguePosition(ContextWindowExceeded)
+	appendRefusedAt         = cataloguePosition(AppendRefused)
+	storeOutageAt           = cataloguePosition(StoreOutage)
+	slowCompactionAt        = cataloguePosition(SlowCompaction)
+	followupAt              = cataloguePosition(Followup)
+	steerAt                 = cataloguePosition(Steer)
+	injectAt                = cataloguePosition(Inject)
+	cancelUserAt            = cataloguePosition(CancelUser)
+	cancelParentAt          = cataloguePosition(CancelParent)
+	cancelHookAt            = cataloguePosition(CancelHook)
+	disposeAt               = cataloguePosition(Dispose)
+	pluginEndAt             = cataloguePosition(PluginEnd)
+	crashAt                 = cataloguePosition(Crash)
+	tornWriteAt             = cataloguePosition(TornWrite)
+	powerLossAt             = cataloguePosition(PowerLoss)
+	observerCallbackAt      = cataloguePosition(ObserverCallback)
+	sendCancelRaceAt        = cataloguePosition(SendCancelRace)
 )
 
 // cataloguePosition is faultIndex(fault) for a fault that must have a place in the table.
@@ -76,8 +83,8 @@ func cataloguePosition(fault string) int {
 
 // faultIndex is a fault's position in the catalogue, or -1 for a name outside it. The compiler
 // turns a switch on constant strings into comparisons of lengths and single bytes and one
-// comparison of the whole name: no hashing. A fault missing here still works, through the map
-// (TestFaultIndexIsCataloguePosition says which one is missing).
+// comparison of the whole name: no hashing. A fault missing here is left out of the table DrawPlan
+// fills from its swarm (TestFaultIndexIsCataloguePosition says which one is missing).
 func faultIndex(name string) int {
 	switch name {
 	case RateLimit:
