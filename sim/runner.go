@@ -121,7 +121,7 @@ func RunSeed(seed int64, allowed []string, checkDeterminism bool) SeedResult {
 // RunSeedAgent runs one seed's schedule with the user's agent (twice when checking determinism).
 func RunSeedAgent(seed int64, allowed []string, checkDeterminism bool, agent Agent) SeedResult {
 	var r SeedResult
-	runForResult(NewSchedule(seed, allowed), agent, func(o *Outcome) {
+	runForResult(newRunSchedule(seed, allowed), agent, func(o *Outcome) {
 		r = SeedResult{
 			Seed: seed, Digest: o.Digest, Violations: o.Violations, Exercised: o.Exercised,
 			Outcomes: o.Outcomes, VirtualMs: o.Report.VirtualElapsed.Milliseconds(), Handoffs: o.Report.Handoffs,
@@ -129,7 +129,7 @@ func RunSeedAgent(seed int64, allowed []string, checkDeterminism bool, agent Age
 	})
 	if checkDeterminism {
 		var again [sha256.Size]byte
-		runForResult(NewSchedule(seed, allowed), agent, func(o *Outcome) { again = o.Digest })
+		runForResult(newRunSchedule(seed, allowed), agent, func(o *Outcome) { again = o.Digest })
 		if again != r.Digest {
 			// Copies of the digests to slice: slicing r's own made all of r escape to the heap,
 			// an allocation for every seed, differing or not.
