@@ -9,12 +9,15 @@
 //   - failure.go, errorchain.go: Failure, the LlmError that carries it, ErrorChain;
 //   - policy.go, retry.go, waterfall.go, compaction.go: the retry policy and delay formula, the
 //     llm-retry plugin (chain state read from the log, durable before wait), the request-error
-//     waterfall and an example compaction handler;
+//     waterfall and an example compaction handler; retry_lifetime.go, the plugin's lifetime,
+//     whose context is made at its first backoff wait;
 //   - agent.go, driver.go, turn.go, step.go, inbox.go, assembler.go: the agent's public API,
 //     phases and the wake latch, the turn loop with its settlement (turn/end on every way out),
 //     steps, the two-lane inbox and the block assembler;
 //   - tools.go: tool execution with exclusive and parallel groups, drain and synthetic results;
 //   - toolset.go: the registered tools, found by name;
+//   - stepbox.go, sendbox.go: payloads and ids every session logs alike (step/start, step/end,
+//     a kind-only turn/end, the first messages' ids and inbox/push), made once and shared;
 //   - runtime.go, runtime_production.go, random.go: the injected seams (Clock, Runtime, Random)
 //     and their production implementations.
 //
