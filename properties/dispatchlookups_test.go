@@ -9,25 +9,47 @@ import (
 	"github.com/turnsim/turnsim/harness"
 )
 
-// interrupted-turns, no-double-dispatch, chain-budget and retry-started-on-time once mapped what
-// they look up (the repaired turns, the calls dispatched and run, the chains' counts, the
-// retries' starts); they now search a run's few. On random runs, broken ones included (turn and
-// step numbers started twice, calls dispatched twice, runs repeated), each finds what its maps
-// version found, message for message.
+// no-double-dispatch and chain-budget once mapped the calls dispatched and run and the chains'
+// counts; they now search a run's few. On random runs, broken ones included (turn and step
+// numbers started twice, calls dispatched twice, runs repeated), each finds what its maps version
+// found, message for message.
 func TestCrashAndChainChecksAreTheirMapsVersions(t *testing.T) {
-	versions := []struct {
-		name        string
-		now, before func(*index, *violations)
-	}{
-		{"interrupted-turns", checkInterruptedTurns, checkInterruptedTurnsByMaps},
+	holdToMapsVersions(t, randomDispatchRun, []mapsVersion{
 		{"no-double-dispatch", checkNoDoubleDispatch, checkNoDoubleDispatchByMaps},
 		{"chain-budget", checkChainBudget, checkChainBudgetByMaps},
-		{"retry-started-on-time", checkRetryStartedOnTime, checkRetryStartedOnTimeByMaps},
-	}
+	})
+}
+
+// interrupted-turns and retry-started-on-time changed only how they look up the repaired turns
+// and a retry's start (repairedByRestart, startedFor): on the same random runs each lookup
+// answers what a map answered, the last start of an id and number winning, as the map's last
+// write did.
+func TestRepairedTurnAndRetryStartLookupsAreMaps(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		r := randomDispatchRun(t)
-		for _, version := range versions {
-			require.Equal(t, violationsOf(r, version.before), violationsOf(r, version.now), version.name)
+		x := newIndex(r)
+		repaired := map[int]bool{}
+		for _, restart := range r.Trace.Restarts {
+			if restart.RepairedTurn > 0 {
+				repaired[restart.RepairedTurn] = true
+			}
+		}
+		for n := -1; n <= 4; n++ {
+			require.Equal(t, repaired[n], x.repairedByRestart(n), "turn %d", n)
+		}
+		type retryKey struct {
+			id    string
+			retry int
+		}
+		started := map[retryKey]eventAt[harness.LlmRetryStarted]{}
+		for _, s := range x.started {
+			started[retryKey{s.data.RetryID, s.data.Retry}] = s
+		}
+		for _, retry := range x.retries {
+			want, wantOK := started[retryKey{retry.data.RetryID, retry.data.Retry}]
+			got, ok := x.startedFor(retry.data)
+			require.Equal(t, wantOK, ok, "retry %s #%d", retry.data.RetryID, retry.data.Retry)
+			require.Equal(t, want, got, "retry %s #%d", retry.data.RetryID, retry.data.Retry)
 		}
 	})
 }
@@ -72,7 +94,7 @@ func randomDispatchRun(t *rapid.T) *Run {
 				PolicyKey: names.Draw(t, "policy"), Retry: small.Draw(t, "retry")}
 			d = retry
 			if rapid.Bool().Draw(t, "started") {
-				r.Log = append(r.Log, harness.Event{Seq: int64(i + 1), Type: retry.EventType(), Time: int64(i), Data: retry})
+				r.Log = append(r.Log, harness.Event{Seq: int64(len(r.Log) + 1), Type: retry.EventType(), Time: int64(i), Data: retry})
 				d = harness.LlmRetryStarted{RetryID: retryIDs.Draw(t, "startedId"), Turn: turn, Step: step, Retry: small.Draw(t, "startedRetry")}
 			}
 		}
@@ -92,25 +114,6 @@ func randomDispatchRun(t *rapid.T) *Run {
 			Cancelled: rapid.Bool().Draw(t, "cancelled"), SeqBefore: rapid.Int64Range(0, int64(len(r.Log))).Draw(t, "seqBefore")})
 	}
 	return r
-}
-
-func checkInterruptedTurnsByMaps(x *index, v *violations) {
-	repairedTurns := map[int]bool{}
-	for _, r := range x.run.Trace.Restarts {
-		if r.RepairedTurn > 0 {
-			repairedTurns[r.RepairedTurn] = true
-		}
-	}
-	for _, t := range x.turnList {
-		n := t.number
-		interrupted := t.end != nil && t.end.Reason.Kind == harness.EndInterrupted
-		switch {
-		case repairedTurns[n] && !interrupted:
-			v.add(t.startSeq, t.startMs, "turn %d was open when the process died, but did not end interrupted", n)
-		case interrupted && !repairedTurns[n] && len(x.run.Trace.Crashes) > 0:
-			v.add(t.endSeq, t.endMs, "turn %d ended interrupted although no crash left it open", n)
-		}
-	}
 }
 
 func checkNoDoubleDispatchByMaps(x *index, v *violations) {
@@ -151,39 +154,6 @@ func checkChainBudgetByMaps(x *index, v *violations) {
 		count[c]++
 		if count[c] == budget+1 {
 			v.add(r.seq, r.timeMs, "the chain of turn %d step %d holds %d retries, above its budget %d", c.turn, c.step, count[c], budget)
-		}
-	}
-}
-
-func checkRetryStartedOnTimeByMaps(x *index, v *violations) {
-	// Keyed by a struct, not [2]any: boxing the id and the number cost two allocations a lookup.
-	type retryKey struct {
-		id    string
-		retry int
-	}
-	started := make(map[retryKey]eventAt[harness.LlmRetryStarted], len(x.started))
-	for _, s := range x.started {
-		started[retryKey{s.data.RetryID, s.data.Retry}] = s
-	}
-	for _, r := range x.retries {
-		s, ok := started[retryKey{r.data.RetryID, r.data.Retry}]
-		if ok && !onTime(s.timeMs-r.timeMs, r.data.DelayMs, x.run.LateMs) {
-			v.add(s.seq, s.timeMs, "llm/retry-started #%d came %d ms after its llm/retry, not delayMs %g%s", r.data.Retry, s.timeMs-r.timeMs, r.data.DelayMs, lateText(x.run.LateMs))
-		}
-		w, waited := x.waitFor(r.seq)
-		if !waited || w.EndMs < 0 {
-			continue // no trace (a log checked on its own), or the process died mid-wait
-		}
-		turn := x.turn(r.data.Turn)
-		endedEarly := turn != nil && turn.end != nil && ((turn.end.Reason.Kind == harness.EndAborted && turn.endMs <= w.StartMs+int64(w.DelayMs)) || turn.end.Reason.Kind == harness.EndInterrupted)
-		// A cancel in the very instant the wait ran out beats the retry, even when no aborted
-		// turn/end says so (the store refused it).
-		endedEarly = endedEarly || (turn != nil && x.cancelledBy(turn, w.EndMs))
-		switch {
-		case ok && w.Cancelled:
-			v.add(s.seq, s.timeMs, "llm/retry-started #%d written although its wait was cancelled", r.data.Retry)
-		case !ok && !w.Cancelled && !endedEarly && !x.refusedIn(r.data.Turn, r.data.Step, harness.TypeLlmRetryStarted) && !x.pluginEndedBefore(w.EndMs):
-			v.add(r.seq, r.timeMs, "llm/retry #%d's wait ran out uncancelled, but no llm/retry-started followed", r.data.Retry)
 		}
 	}
 }
