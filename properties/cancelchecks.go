@@ -32,8 +32,8 @@ func checkClearedNeverSent(x *index, v *violations) {
 	for _, u := range users {
 		m := x.run.Log[u].Data.(harness.UserMessage).Message
 		if clear, ok := x.lastClearOf(clears, m.ID); ok {
-			if id, only := x.onlyMessageWith(users, m.Text); only {
-				forbidden = append(forbidden, clearedText{m.Text, id, clear})
+			if x.onlyMessageWith(users, m.Text) {
+				forbidden = append(forbidden, clearedText{m.Text, m.ID, clear})
 			}
 		}
 	}
@@ -61,16 +61,16 @@ type clearedText struct {
 	clear    harness.Event
 }
 
-// onlyMessageWith returns the id of the one user/message (among the log's events at users) whose
-// text is text; ok is false when none or several have it.
-func (x *index) onlyMessageWith(users []int, text string) (id string, ok bool) {
+// onlyMessageWith reports whether one user/message alone (among the log's events at users) has
+// text: asked of a message's own text, whether no other message has it.
+func (x *index) onlyMessageWith(users []int, text string) bool {
 	n := 0
 	for _, i := range users {
-		if m := x.run.Log[i].Data.(harness.UserMessage).Message; m.Text == text {
-			id, n = m.ID, n+1
+		if x.run.Log[i].Data.(harness.UserMessage).Message.Text == text {
+			n++
 		}
 	}
-	return id, n == 1
+	return n == 1
 }
 
 // lastClearOf returns the last inbox/clear (among the log's events at clears) of message id.
