@@ -31,9 +31,10 @@ func (s *source) Int63() int64 {
 	return s.rng.Int63()
 }
 
-// Int63n is rand.Int63n. From the own source it is written out here, math/rand's algorithm
-// (which Go 1 keeps as it is): a call to splitmix's Int63n from this one, and its signed
-// modulo's check for -1, were about 600 instructions a plan (between, about 58 times a plan).
+// Int63n is rand.Int63n. From the own source its fast path is written out here, math/rand's
+// algorithm (which Go 1 keeps as it is), and the rare rejection is splitmix's: a call to
+// splitmix's Int63n from this one, and its signed modulo's check for -1, were about 600
+// instructions a plan (between, about 58 times a plan).
 func (s *source) Int63n(n int64) int64 {
 	if s.rng != nil {
 		return s.rng.Int63n(n)
@@ -46,17 +47,14 @@ func (s *source) Int63n(n int64) int64 {
 	}
 	v := s.own.Int63()
 	if v >= (1<<63-1)-n+1 { // only then can v lie in the last, partial run of n values
-		highest := int64((1 << 63) - 1 - (1<<63)%uint64(n))
-		for v > highest {
-			v = s.own.Int63()
-		}
+		v = s.own.Int63nRejecting(n, v)
 	}
 	return int64(uint64(v) % uint64(n))
 }
 
-// Intn is rand.Intn. From the own source it is written out here, math/rand's algorithm through
-// Int31n (which Go 1 keeps as it is): calls to splitmix's Intn and Int31n from this one were
-// about 400 instructions a plan.
+// Intn is rand.Intn. From the own source its fast path is written out here, math/rand's
+// algorithm through Int31n (which Go 1 keeps as it is), and the rare rejection is splitmix's:
+// calls to splitmix's Intn and Int31n from this one were about 400 instructions a plan.
 func (s *source) Intn(n int) int {
 	if s.rng != nil {
 		return s.rng.Intn(n)
@@ -73,10 +71,7 @@ func (s *source) Intn(n int) int {
 	}
 	v := uint32(s.own.Int63() >> 32) // Int31: in [0, 1<<31)
 	if v >= 1<<31-bound {            // only then can v lie in the last, partial run of n values
-		highest := uint32((1 << 31) - 1 - (1<<31)%bound)
-		for v > highest {
-			v = uint32(s.own.Int63() >> 32)
-		}
+		v = uint32(s.own.Int31nRejecting(int32(bound), int32(v)))
 	}
 	return int(v % bound)
 }

@@ -49,14 +49,15 @@ func (r *Rand) Int63n(n int64) int64 {
 	}
 	v := r.Int63()
 	if v >= (1<<63-1)-n+1 {
-		v = r.int63nRejecting(n, v)
+		v = r.Int63nRejecting(n, v)
 	}
 	return v % n
 }
 
-// int63nRejecting finishes Int63n(n) from a first draw v in the top n values: it draws again
-// while the draw lies in the last, partial run of n values, as math/rand does.
-func (r *Rand) int63nRejecting(n, v int64) int64 {
+// Int63nRejecting finishes Int63n(n) from a first draw v in the top n values: it draws again
+// while the draw lies in the last, partial run of n values, as math/rand does. Exported for a
+// caller that writes Int63n's fast path out inline (faults' drawer) and shares this rare one.
+func (r *Rand) Int63nRejecting(n, v int64) int64 {
 	highest := int64((1 << 63) - 1 - (1<<63)%uint64(n))
 	for v > highest {
 		v = r.Int63()
@@ -76,13 +77,13 @@ func (r *Rand) Int31n(n int32) int32 {
 	}
 	v := int32(r.Int63() >> 32)
 	if v >= (1<<31-1)-n+1 {
-		v = r.int31nRejecting(n, v)
+		v = r.Int31nRejecting(n, v)
 	}
 	return v % n
 }
 
-// int31nRejecting is int63nRejecting for Int31n.
-func (r *Rand) int31nRejecting(n, v int32) int32 {
+// Int31nRejecting is Int63nRejecting for Int31n.
+func (r *Rand) Int31nRejecting(n, v int32) int32 {
 	highest := int32((1 << 31) - 1 - (1<<31)%uint32(n))
 	for v > highest {
 		v = int32(r.Int63() >> 32)
