@@ -16,7 +16,8 @@ import (
 // each runs every event it adds through the invariant layer, so a ValidatedHistory never holds an
 // event the layer refused; a log that breaks an invariant is refused by them with the error
 // ValidateLog gives. What it vouches for is its own copy of the events (except that the strings
-// of those ExtendJSONLShared decoded share the caller's bytes, which must then never change),
+// of those ExtendJSONLShared decoded share the caller's bytes, which must not change while the
+// history or anything taken from it is in use),
 // which Events lends without copying: like
 // Session.Log's, they must not be modified (a caller that wrote into them would resume an agent
 // from events nobody judged). It never changes once made, and is safe for concurrent use.

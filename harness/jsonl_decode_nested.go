@@ -1,7 +1,5 @@
 package harness
 
-import "strings"
-
 // The readers of the objects nested in payloads, alike in shape to the payload readers: the
 // encoder's spelling read as a straight line first, then any other as a loop over the members.
 
@@ -24,7 +22,7 @@ func (p *eventParser) message(m *Message) bool {
 
 func (p *eventParser) turnEndReason(r *TurnEndReason) bool {
 	start := p.i
-	ok := p.lit(`{"kind":`) && p.endKindInto(&r.Kind)
+	ok := p.lit(`{"kind":`) && p.stringInto(&r.Kind)
 	if ok && p.lit(`,"reason":`) {
 		r.Reason = p.newCancelCause()
 		ok = p.cancelCause(r.Reason)
@@ -40,7 +38,7 @@ func (p *eventParser) turnEndReason(r *TurnEndReason) bool {
 	return p.fields(func(key memberKey) bool {
 		switch key {
 		case keyKind:
-			return p.endKindInto(&r.Kind)
+			return p.stringInto(&r.Kind)
 		case keyReason:
 			r.Reason = p.newCancelCause()
 			return p.cancelCause(r.Reason)
@@ -50,30 +48,6 @@ func (p *eventParser) turnEndReason(r *TurnEndReason) bool {
 		}
 		return false
 	})
-}
-
-// endKindInto is stringInto for a turn end reason's kind, which is one of a few words: a known one
-// is decoded to its constant, any other to a copy, never to a substring of the line. A sweep
-// keeps the kinds of a run's turn ends (sim's outcome kinds) after the run, whose log may be read
-// from memory the next run reuses (the simulated disk's, lent to the file store).
-func (p *eventParser) endKindInto(out *string) bool {
-	s, ok := p.string()
-	switch s {
-	case EndCompleted:
-		s = EndCompleted
-	case EndMaxTokens:
-		s = EndMaxTokens
-	case EndAborted:
-		s = EndAborted
-	case EndError:
-		s = EndError
-	case EndInterrupted:
-		s = EndInterrupted
-	default:
-		s = strings.Clone(s)
-	}
-	*out = s
-	return ok
 }
 
 func (p *eventParser) cancelCause(c *CancelCause) bool {

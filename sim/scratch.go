@@ -254,6 +254,9 @@ func (s *scratch) reclaim(w *world, o *Outcome) {
 	}
 	o.JSONL = nil
 	if w.disk != nil {
+		// The written bytes may have been lent to the store at a restart (Lend), and the run's
+		// log and read-back share them: reused only now that keep has copied out what it keeps
+		// (outcome kinds, ownKind; violations are formatted).
 		if f := w.disk.file(sessionLogPath); f != nil && cap(f.written) <= scratchBytesMax {
 			s.log = f.written[:0]
 			f.written = nil

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/turnsim/turnsim/faults"
@@ -194,12 +195,14 @@ func finishOutcome(w *world, report *sched.RunReport, out *Outcome, s *scratch) 
 		out.Exercised = t.struck.appendNames(make([]string, 0, exercised)) // one allocation, not one per doubling
 	}
 	// The kinds are gathered on the stack, then kept in one slice of their number: a log has
-	// a few, and growing the slice took up to three allocations.
+	// a few, and growing the slice took up to three allocations. Each is the run's own string
+	// (ownKind): a sweep keeps them past the run, and a log a restart decoded shares the
+	// simulated disk's bytes, which the next seed's run reuses.
 	var room [8]string
 	kinds := room[:0]
 	for _, e := range out.Log {
 		if end, ok := e.Data.(harness.TurnEnd); ok && !slices.Contains(kinds, end.Reason.Kind) {
-			kinds = append(kinds, end.Reason.Kind)
+			kinds = append(kinds, ownKind(end.Reason.Kind))
 		}
 	}
 	if len(kinds) > 0 {
@@ -269,4 +272,22 @@ func PlaySchedule(schedule Schedule, rt harness.Runtime) Outcome {
 	var out Outcome
 	finishOutcome(w, &sched.RunReport{VirtualElapsed: elapsed}, &out, nil)
 	return out
+}
+
+// ownKind is a turn end's kind in memory of its own: the harness's constant for a known kind, a
+// copy of any other, never the decoded log's bytes.
+func ownKind(kind string) string {
+	switch kind {
+	case harness.EndCompleted:
+		return harness.EndCompleted
+	case harness.EndMaxTokens:
+		return harness.EndMaxTokens
+	case harness.EndAborted:
+		return harness.EndAborted
+	case harness.EndError:
+		return harness.EndError
+	case harness.EndInterrupted:
+		return harness.EndInterrupted
+	}
+	return strings.Clone(kind)
 }

@@ -87,9 +87,10 @@ type LineRoom interface {
 // log into a new buffer (the largest allocation of a restart) only for the store to read it.
 // Optional; the operating system's files do not have it.
 type Lender interface {
-	// Lend returns the file's whole content now, in the file's own memory, which must never
-	// change afterwards: a store keeps it as what it read (Opened.Content), and its events'
-	// strings share it. A file whose content shrinks below lent bytes other than by the reader's
+	// Lend returns the file's whole content now, in the file's own memory, which must not change
+	// while the store, or anything read through it, is in use: a store keeps it as what it read
+	// (Opened.Content), and its events' strings share it. (The simulator's disk hands its memory
+	// to the next seed's run only once a run is over and what it keeps is its own.) A file whose content shrinks below lent bytes other than by the reader's
 	// own Truncate (a power loss) moves its content to new memory first, so that no later write
 	// lands on them. A Truncate gives back the lent bytes it cuts off: a store truncates only
 	// its torn last line, of which it keeps nothing (Torn.Text is a copy).
