@@ -195,12 +195,13 @@ func keepRecords[T any](kept *[]T, records []T) {
 
 // reuseLarger is the larger of two arrays of records, lent and what the run ended with (the same
 // array, or one the run made when lent was too small or its records could not extend it), for
-// reuse: cleared to its capacity, since the run may have written lent past the other's length.
+// reuse: Emptied clears it to its capacity, since the run may have written lent past the
+// other's length.
 func reuseLarger[T any](lent, final []T) []T {
 	if cap(final) > cap(lent) {
 		lent = final
 	}
-	return spare.Emptied(lent[:cap(lent)])
+	return spare.Emptied(lent)
 }
 
 // runForResult runs a schedule for what a sweep keeps of it and passes the Outcome to keep, which

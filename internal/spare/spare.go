@@ -7,13 +7,15 @@ package spare
 // kept allocated for every run after it.
 const Max = 256
 
-// Emptied returns b cleared and emptied for reuse, or nil when it holds room for more than Max
-// elements. It is called when a run takes the buffer again: clearing keeps what the earlier run
-// left in it (strings, pointers) out of the next run's sight, and lets it be collected.
+// Emptied returns b cleared to its capacity and emptied for reuse, or nil when it holds room for
+// more than Max elements. It is called when a run takes the buffer again: clearing keeps what the
+// earlier run left in it (strings, pointers) out of the next run's sight, and lets it be
+// collected; to the capacity, since a run may have written past the length its caller kept.
 func Emptied[T any](b []T) []T {
 	if cap(b) > Max {
 		return nil
 	}
+	b = b[:cap(b)]
 	clear(b)
 	return b[:0]
 }

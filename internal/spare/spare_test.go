@@ -13,6 +13,10 @@ func TestEmptiedClearsAndKeepsRoom(t *testing.T) {
 	assert.Equal(t, 3, cap(e), "the room is kept")
 	assert.Nil(t, b[0], "what the earlier run left is cleared")
 	assert.Nil(t, b[2])
+
+	past := []*int{new(int), new(int)}
+	Emptied(past[:1])
+	assert.Nil(t, past[1], "what lies past the length it was handed, too")
 }
 
 func TestEmptiedDropsALargeBuffer(t *testing.T) {
