@@ -32,39 +32,28 @@ func messageID(n int) string {
 	return "m" + strconv.Itoa(n) // not fmt.Sprintf: about 700 instructions a send
 }
 
-// inboxPushBoxes holds, for message n (from 1) and each of its kind's places in the lanes (see
-// inboxPushSlot), the boxed InboxPush of the message with its shared id. The agents of a process
-// share it, so each box is published atomically: a racing first use makes two equal boxes, and
-// either one serves.
-var inboxPushBoxes [sendBoxMessages][4]atomic.Pointer[EventData]
+// inboxPushBoxes holds, for message n (from 1) and each of inboxPushPlaces, the boxed InboxPush
+// of the message with its shared id, shared by the agents of a process (sharedBox).
+var inboxPushBoxes [sendBoxMessages][len(inboxPushPlaces)]atomic.Pointer[EventData]
 
-// inboxPushSlot is where a push of kind into lane goes in a message's boxes: the lane a kind
-// takes (MessageKind.lane), or the next-turn lane for a waking send after an abort. -1: none.
-func inboxPushSlot(lane Lane, kind MessageKind) int {
-	switch {
-	case lane == LaneNextTurn && kind == KindFollowup:
-		return 0
-	case lane == LaneNextStep && kind == KindSteer:
-		return 1
-	case lane == LaneNextStep && kind == KindInject:
-		return 2
-	case lane == LaneNextTurn && kind == KindSteer:
-		return 3
-	}
-	return -1
-}
+// inboxPushPlaces are the places a push of a kind goes, each kind into the lane it takes
+// (MessageKind.lane), and a waking steer after an abort into the next turn's.
+var inboxPushPlaces = [...]struct {
+	lane Lane
+	kind MessageKind
+}{{LaneNextTurn, KindFollowup}, {LaneNextStep, KindSteer}, {LaneNextStep, KindInject}, {LaneNextTurn, KindSteer}}
 
-// inboxPushData is InboxPush{Lane: lane, Kind: kind, MessageID: messageID(n)} as EventData.
+// inboxPushData is InboxPush{Lane: lane, Kind: kind, MessageID: messageID(n)} as EventData. A
+// shared box holds the place's constants, not the caller's strings.
 func inboxPushData(lane Lane, kind MessageKind, n int) EventData {
-	slot := inboxPushSlot(lane, kind)
-	if slot < 0 || n < 1 || n > sendBoxMessages {
-		return InboxPush{Lane: lane, Kind: kind, MessageID: messageID(n)}
+	if n >= 1 && n <= sendBoxMessages {
+		for i, p := range inboxPushPlaces {
+			if p.lane == lane && p.kind == kind {
+				return sharedBox(&inboxPushBoxes[n-1][i], func() EventData {
+					return InboxPush{Lane: p.lane, Kind: p.kind, MessageID: messageIDs[n-1]}
+				})
+			}
+		}
 	}
-	box := &inboxPushBoxes[n-1][slot]
-	if shared := box.Load(); shared != nil {
-		return *shared
-	}
-	var made EventData = InboxPush{Lane: lane, Kind: kind, MessageID: messageID(n)}
-	box.Store(&made)
-	return made
+	return InboxPush{Lane: lane, Kind: kind, MessageID: messageID(n)}
 }

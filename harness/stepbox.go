@@ -35,7 +35,13 @@ func stepBox(turn, step, kind int, box func() EventData) EventData {
 	if turn < 1 || turn > stepBoxTurns || step < 1 || step > stepBoxSteps {
 		return box()
 	}
-	slot := &stepBoxes[turn-1][step-1][kind]
+	return sharedBox(&stepBoxes[turn-1][step-1][kind], box)
+}
+
+// sharedBox returns the box in slot, making it with box on its first use. The agents of a
+// process share the slot, so the box is published atomically: a racing first use makes two
+// equal boxes, and either one serves.
+func sharedBox(slot *atomic.Pointer[EventData], box func() EventData) EventData {
 	if shared := slot.Load(); shared != nil {
 		return *shared
 	}
@@ -54,24 +60,17 @@ var turnEndBoxKinds = [...]string{EndCompleted, EndMaxTokens, EndInterrupted}
 // turnEndBoxes holds, for turn t (from 1), the boxed TurnEnd of each of turnEndBoxKinds.
 var turnEndBoxes [stepBoxTurns][len(turnEndBoxKinds)]atomic.Pointer[EventData]
 
-// turnEndData is TurnEnd{Turn: turn, Reason: reason} as EventData.
+// turnEndData is TurnEnd{Turn: turn, Reason: reason} as EventData. A shared box holds the kind's
+// constant, not the caller's string, which may share memory the caller reuses.
 func turnEndData(turn int, reason TurnEndReason) EventData {
-	kind := -1
 	if reason.Reason == nil && reason.Error == nil && turn >= 1 && turn <= stepBoxTurns {
 		for i, k := range turnEndBoxKinds {
 			if reason.Kind == k {
-				kind = i
+				return sharedBox(&turnEndBoxes[turn-1][i], func() EventData {
+					return TurnEnd{Turn: turn, Reason: TurnEndReason{Kind: k}}
+				})
 			}
 		}
 	}
-	if kind < 0 {
-		return TurnEnd{Turn: turn, Reason: reason}
-	}
-	slot := &turnEndBoxes[turn-1][kind]
-	if shared := slot.Load(); shared != nil {
-		return *shared
-	}
-	var made EventData = TurnEnd{Turn: turn, Reason: reason}
-	slot.Store(&made)
-	return made
+	return TurnEnd{Turn: turn, Reason: reason}
 }
