@@ -12,9 +12,6 @@ import (
 // simulator's disk (sim/disk.go).
 type memFS struct {
 	files map[string]*memFile
-	// lendRoom makes its files lend their room past their end (filestore.LineRoom), as the
-	// simulator's disk does, so that a store encodes its lines there.
-	lendRoom bool
 	// lend makes its files lend their room and their content (filestore.Lender), as the
 	// simulator's disk does, so that a store reads them without a copy. A truncate followed by a
 	// write writes over the bytes it cut off, in place: the store must keep none of them.
@@ -39,11 +36,8 @@ func (m *memFS) OpenFile(path string) (filestore.File, error) {
 		m.files[path] = &memFile{}
 	}
 	h := &memHandle{f: m.files[path]}
-	switch {
-	case m.lend:
+	if m.lend {
 		return lendHandle{roomHandle{h}}, nil
-	case m.lendRoom:
-		return roomHandle{h}, nil
 	}
 	return h, nil
 }
