@@ -65,7 +65,7 @@ func NewSchedule(seed int64, allowed []string) Schedule {
 
 // newRunSchedule is NewSchedule(seed, allowed) without its Swarm, for a caller that only runs it
 // and reads nothing of it (RunSeedAgent): a run reads the plan and the strategy, never the
-// swarm, whose map was about 1 KB, four allocations and 4,000 instructions a seed
+// swarm, whose map was about 1 KB, four allocations and about 5,000 instructions a seed
 // (faults.DrawPlanSeeded).
 func newRunSchedule(seed int64, allowed []string) Schedule {
 	return scheduleOf(seed, nil, faults.DrawPlanSeeded(deriveSeed(seed, streamPlan), allowed))

@@ -171,7 +171,8 @@ const runOver = -1
 
 var _ harness.Runtime = (*Scheduler)(nil)
 
-// New makes a scheduler for one run with opts, zero fields replaced by their defaults.
+// New makes a scheduler for one run with opts, zero fields replaced by their defaults; Reset
+// readies it for another.
 func New(opts Options) *Scheduler {
 	s := &Scheduler{}
 	s.init(opts)
