@@ -76,7 +76,6 @@ type Agent struct {
 	provider     Provider
 	tools        toolSet
 	poolLimit    int
-	retry        *llmRetry
 	waterfall    waterfall
 	conversation Conversation // touched only by the turn loop's task
 
@@ -196,8 +195,7 @@ func New(cfg Config) (*Agent, error) {
 	case strategy.Key() == "" || (strategy.Mode() != ModeNormal && strategy.Mode() != ModeAlways) || (strategy.Mode() == ModeNormal && strategy.Budget() < 1):
 		return nil, fmt.Errorf("harness: config: RetryStrategy needs a key, mode normal or always, and in normal mode a budget of at least 1 (got key %q, mode %q, budget %d)", strategy.Key(), strategy.Mode(), strategy.Budget())
 	}
-	a.retry = &a.retryPlugin
-	a.retry.init(strategy, a.session, runtime, &a.locked)
+	a.retryPlugin.init(strategy, a.session, runtime, &a.locked)
 	if cfg.OnError != nil {
 		// Clipped: a later Watch appends to a copy, so a list emitError holds stays as it was.
 		a.watcherRoom[0] = cfg.OnError
@@ -211,9 +209,9 @@ func New(cfg Config) (*Agent, error) {
 // caller's slice is theirs), in the agent's room when they fit.
 func (a *Agent) handlersOf(configured []RequestErrorHandler) []RequestErrorHandler {
 	if len(configured) >= len(a.handlerRoom) {
-		return slices.Concat([]RequestErrorHandler{a.retry}, configured)
+		return slices.Concat([]RequestErrorHandler{&a.retryPlugin}, configured)
 	}
-	a.handlerRoom[0] = a.retry
+	a.handlerRoom[0] = &a.retryPlugin
 	copy(a.handlerRoom[1:], configured)
 	return a.handlerRoom[:1+len(configured)]
 }
@@ -336,7 +334,7 @@ func (a *Agent) Cancel(cause CancelCause, keepInbox bool) error {
 	err := a.cancelLocked(cause, keepInbox)
 	if cause.Kind == CauseDisposed {
 		a.disposed = true
-		a.retry.dispose()
+		a.retryPlugin.dispose()
 	}
 	return err
 }
@@ -373,14 +371,14 @@ func (a *Agent) Dispose() error {
 	}
 	a.disposed = true
 	err := a.cancelLocked(CancelCause{Kind: CauseDisposed}, true)
-	a.retry.dispose()
+	a.retryPlugin.dispose()
 	return err
 }
 
 // DisposeRetryPlugin ends the llm-retry plugin's lifetime alone: a backoff wait in progress ends
 // at once with no retry, and later failures go straight down the waterfall. Hosts use it when
 // they unload the plugin; the simulator uses it as a fault.
-func (a *Agent) DisposeRetryPlugin() { a.retry.dispose() }
+func (a *Agent) DisposeRetryPlugin() { a.retryPlugin.dispose() }
 
 // Status is the agent's public phase: maintenance reads as idle.
 type Status struct {

@@ -33,7 +33,7 @@ func TestWaterfallHandlersAreACopyInOrder(t *testing.T) {
 		}
 		a, err := New(Config{Provider: &nilThenText{}, Handlers: configured})
 		require.NoError(t, err)
-		want := append([]RequestErrorHandler{a.retry}, configured...)
+		want := append([]RequestErrorHandler{&a.retryPlugin}, configured...)
 		for i := range configured {
 			configured[i] = namedHandler("changed")
 		}

@@ -29,14 +29,14 @@ func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err
 			return "", err
 		}
 		if requestErr == nil {
-			a.retry.observe(AttemptOutcome{Success: true, Attempt: attempt})
+			a.retryPlugin.observe(AttemptOutcome{Success: true, Attempt: attempt})
 			break
 		}
 		if err := cancelled(ctx); err != nil {
 			return "", err
 		}
 		failure, _ := FailureOf(requestErr)
-		a.retry.observe(AttemptOutcome{Failure: failure, Attempt: attempt})
+		a.retryPlugin.observe(AttemptOutcome{Failure: failure, Attempt: attempt})
 		retry := a.waterfall.decide(&RequestError{
 			Ctx: ctx, Turn: turn, Step: step, Attempt: attempt, Provider: a.provider.Name(),
 			Failure: failure, Err: requestErr, Conversation: &a.conversation,

@@ -27,6 +27,6 @@ func TestDefaultStrategyIsTheDefaultPolicys(t *testing.T) {
 	}
 	a, err := New(Config{Provider: &nilThenText{}})
 	require.NoError(t, err)
-	assert.Equal(t, shared, a.retry.strategy)
-	assert.Equal(t, fresh.Key(), a.retry.policyKey)
+	assert.Equal(t, shared, a.retryPlugin.strategy)
+	assert.Equal(t, fresh.Key(), a.retryPlugin.policyKey)
 }
