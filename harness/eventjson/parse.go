@@ -1,0 +1,354 @@
+package eventjson
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/turnsim/turnsim/harness"
+)
+
+// The reader of one line. It reads what encoding/json reads the same way without question, and
+// reports false at anything else, the caller then handing the whole line to encoding/json: a key
+// in another letter case or with an escape (encoding/json matches keys case-insensitively), an
+// unknown or repeated key, null, a number that is not a plain integer where an int goes, data
+// before type (which payload is it?), a missing field an event needs, bad syntax. So what it
+// accepts, encoding/json accepts with the same result.
+
+// parser reads JSON values from s, one after another, from i on.
+type parser struct {
+	s string
+	i int
+}
+
+// parseEvent reads a whole line as an event; ok is false when encoding/json must decide.
+func parseEvent(line string) (e harness.Event, ok bool) {
+	p := parser{s: line}
+	var hasSeq, hasTime, hasData bool
+	ok = p.object(func(key string) bool {
+		switch key {
+		case "seq":
+			hasSeq = true
+			return p.int64(&e.Seq)
+		case "type":
+			return p.string(&e.Type) && e.Type != ""
+		case "time":
+			hasTime = true
+			return p.int64(&e.Time)
+		case "data":
+			hasData = true
+			return e.Type != "" && p.data(e.Type, &e.Data)
+		}
+		return false
+	})
+	p.space()
+	return e, ok && hasSeq && hasTime && hasData && p.i == len(p.s)
+}
+
+func (p *parser) space() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// next reads c, after any spacing, if it comes next.
+func (p *parser) next(c byte) bool {
+	p.space()
+	if p.i < len(p.s) && p.s[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// keysMax is the most members an object of the log has (llm/retry's payload has ten).
+const keysMax = 12
+
+// object reads an object, handing each member's key to member, which reads the member's value
+// and reports whether it could. A key member does not know (it answers false), a repeated key,
+// a key with anything but plain ASCII, or bad syntax refuses the object.
+func (p *parser) object(member func(key string) bool) bool {
+	if !p.next('{') {
+		return false
+	}
+	if p.next('}') {
+		return true
+	}
+	var seen [keysMax]string
+	for n := 0; ; n++ {
+		key, ok := p.key()
+		if !ok || n == keysMax || slices.Contains(seen[:n], key) || !p.next(':') || !member(key) {
+			return false
+		}
+		seen[n] = key
+		if p.next('}') {
+			return true
+		}
+		if !p.next(',') {
+			return false
+		}
+	}
+}
+
+// key reads a member's key: a string of plain ASCII, as every key of the log is; any other is
+// left to encoding/json.
+func (p *parser) key() (string, bool) {
+	if !p.next('"') {
+		return "", false
+	}
+	start := p.i
+	for p.i < len(p.s) && plain(p.s[p.i]) {
+		p.i++
+	}
+	if p.i == len(p.s) || p.s[p.i] != '"' {
+		return "", false
+	}
+	p.i++
+	return p.s[start : p.i-1], true
+}
+
+// plain reports whether c stands for itself in a JSON string: ASCII, not a control byte, a quote
+// or a backslash.
+func plain(c byte) bool { return c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' }
+
+// string reads a string into out, with encoding/json's grammar (no control bytes; the escapes
+// \" \\ \/ \b \f \n \r \t \uXXXX) and meaning (a surrogate pair combined, a lone surrogate or a
+// byte of invalid UTF-8 read as U+FFFD). A string of plain bytes, as nearly all are, is its own
+// value: a part of the line, not a copy.
+func (p *parser) string(out *string) bool {
+	if !p.next('"') {
+		return false
+	}
+	start := p.i
+	for p.i < len(p.s) && plain(p.s[p.i]) {
+		p.i++
+	}
+	if p.i < len(p.s) && p.s[p.i] == '"' {
+		*out = p.s[start:p.i]
+		p.i++
+		return true
+	}
+	// Something to check or unquote: a backslash, a byte above ASCII, a control byte, the end.
+	end, escaped, ok := stringEnd(p.s, p.i)
+	if !ok {
+		return false
+	}
+	raw := p.s[start:end]
+	p.i = end + 1
+	if !escaped && utf8.ValidString(raw) {
+		*out = raw
+	} else {
+		*out = unquote(raw)
+	}
+	return true
+}
+
+// stringEnd is the index of the quote that closes the string whose text goes on at s[i], whether
+// the text has escapes, and whether it is a valid JSON string.
+func stringEnd(s string, i int) (end int, escaped, ok bool) {
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == '"':
+			return i, escaped, true
+		case c == '\\':
+			escaped = true
+			if i+1 == len(s) {
+				return 0, false, false
+			}
+			switch s[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(s) || hex4(s[i+2:i+6]) < 0 {
+					return 0, false, false
+				}
+				i += 6
+			default:
+				return 0, false, false
+			}
+		case c < 0x20:
+			return 0, false, false
+		default:
+			i++
+		}
+	}
+	return 0, false, false
+}
+
+// hex4 is the value of four hex digits, or -1.
+func hex4(s string) rune {
+	var r rune
+	for _, c := range []byte(s[:4]) {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// unquote is the value of the text of a string stringEnd accepted, as encoding/json unquotes it.
+func unquote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + utf8.UTFMax)
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\\':
+			i++
+			switch s[i] {
+			case 'b':
+				b.WriteByte('\b')
+			case 'f':
+				b.WriteByte('\f')
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			case 't':
+				b.WriteByte('\t')
+			case 'u':
+				var r rune
+				r, i = unescapeU(s, i)
+				b.WriteRune(r)
+				continue
+			default: // " \ /
+				b.WriteByte(s[i])
+			}
+			i++
+		case c < utf8.RuneSelf:
+			b.WriteByte(c)
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			b.WriteRune(r) // utf8.RuneError for a byte of invalid UTF-8, one at a time
+			i += size
+		}
+	}
+	return b.String()
+}
+
+// unescapeU is the rune of the escape \uXXXX whose u is at s[i], taken with the escape after it
+// when the two are a surrogate pair, and U+FFFD for a surrogate alone, as encoding/json reads
+// them; and the index after what it read.
+func unescapeU(s string, i int) (rune, int) {
+	r := hex4(s[i+1:])
+	i += 5
+	if !utf16.IsSurrogate(r) {
+		return r, i
+	}
+	if i+6 <= len(s) && s[i] == '\\' && s[i+1] == 'u' {
+		if pair := utf16.DecodeRune(r, hex4(s[i+2:])); pair != utf8.RuneError {
+			return pair, i + 6
+		}
+	}
+	return utf8.RuneError, i
+}
+
+// number reads a number's text, with JSON's grammar, and whether it is a plain integer (no
+// fraction, no exponent).
+func (p *parser) number() (text string, integer, ok bool) {
+	p.space()
+	start := p.i
+	if p.i < len(p.s) && p.s[p.i] == '-' {
+		p.i++
+	}
+	switch {
+	case p.i < len(p.s) && p.s[p.i] == '0':
+		p.i++
+	case p.i < len(p.s) && '1' <= p.s[p.i] && p.s[p.i] <= '9':
+		p.digits()
+	default:
+		return "", false, false
+	}
+	integer = true
+	if p.i < len(p.s) && p.s[p.i] == '.' {
+		p.i++
+		integer = false
+		if p.digits() == 0 {
+			return "", false, false
+		}
+	}
+	if p.i < len(p.s) && (p.s[p.i] == 'e' || p.s[p.i] == 'E') {
+		p.i++
+		integer = false
+		if p.i < len(p.s) && (p.s[p.i] == '+' || p.s[p.i] == '-') {
+			p.i++
+		}
+		if p.digits() == 0 {
+			return "", false, false
+		}
+	}
+	return p.s[start:p.i], integer, true
+}
+
+// digits reads a run of digits and says how many it read.
+func (p *parser) digits() int {
+	start := p.i
+	for p.i < len(p.s) && '0' <= p.s[p.i] && p.s[p.i] <= '9' {
+		p.i++
+	}
+	return p.i - start
+}
+
+// int64 reads an integer; a fraction or an exponent, which encoding/json refuses for an integer
+// field, and a number out of range are left to it.
+func (p *parser) int64(out *int64) bool {
+	text, integer, ok := p.number()
+	if !ok || !integer {
+		return false
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	*out = n
+	return err == nil
+}
+
+// int reads an int, as int64 does.
+func (p *parser) int(out *int) bool {
+	text, integer, ok := p.number()
+	if !ok || !integer {
+		return false
+	}
+	n, err := strconv.ParseInt(text, 10, strconv.IntSize)
+	*out = int(n)
+	return err == nil
+}
+
+func (p *parser) float(out *float64) bool {
+	text, _, ok := p.number()
+	if !ok {
+		return false
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	*out = f
+	return err == nil
+}
+
+func (p *parser) bool(out *bool) bool {
+	p.space()
+	switch {
+	case strings.HasPrefix(p.s[p.i:], "true"):
+		*out = true
+		p.i += 4
+	case strings.HasPrefix(p.s[p.i:], "false"):
+		*out = false
+		p.i += 5
+	default:
+		return false
+	}
+	return true
+}
