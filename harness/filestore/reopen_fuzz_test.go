@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 	"github.com/turnsim/turnsim/harness/filestore"
 )
 
@@ -32,11 +33,11 @@ func FuzzReopenReadsWhatOpenReads(f *testing.F) {
 		}
 		var lines [][]byte
 		for _, e := range events {
-			line, err := harness.EncodeEvent(e)
+			line, err := eventjson.Append(nil, []harness.Event{e})
 			if err != nil {
 				t.Fatal(err)
 			}
-			lines = append(lines, append(line, '\n'))
+			lines = append(lines, line)
 		}
 		k := int(split) % (len(lines) + 1)
 		const path = "session.jsonl"
@@ -91,11 +92,11 @@ func FuzzReopenReadsWhatOpenReads(f *testing.F) {
 		}
 		// The reopened store validates from the state the reopen's history left (prev's extended by
 		// the new lines only): it judges the next event, and the one after it, as the open's does.
-		nextEvent, err := harness.DecodeEvent(next)
+		nextEvents, err := eventjson.Decode(next)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, e := range []harness.Event{nextEvent, nextEvent} {
+		for _, e := range []harness.Event{nextEvents[0], nextEvents[0]} {
 			if gotErr, wantErr := got.Append(e), want.Append(e); fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 				t.Fatalf("append of event %d to the reopened store: %v, to the opened one: %v", e.Seq, gotErr, wantErr)
 			}

@@ -3,11 +3,12 @@
 // the session accepted is on disk before the agent acts on it: that is what makes "durable before
 // wait" (llm/retry written before the backoff begins) mean something across a crash.
 //
-// Open reads the log back, with the harness's own decoding and a fresh invariant layer. The one
-// damage a crash can do to such a file is a torn last line (a write cut short): Open cuts it off
-// and reports it in Opened.Torn, a warning. Anything else malformed is a *FormatError naming the
-// file, the line and the reason, and the file is left untouched. One writer at a time: Open takes
-// an exclusive advisory lock, and a second writer (in this process or another) gets ErrLocked.
+// Open reads the log back, with the session log's codec (eventjson) and a fresh invariant layer.
+// The one damage a crash can do to such a file is a torn last line (a write cut short): Open cuts
+// it off and reports it in Opened.Torn, a warning. Anything else malformed is a *FormatError
+// naming the file, the line and the reason, and the file is left untouched. One writer at a time:
+// Open takes an exclusive advisory lock, and a second writer (in this process or another) gets
+// ErrLocked.
 //
 // The store does all its I/O through FS and File, the operating system's by default (Open); the
 // simulator passes its own disk to OpenFS, one that keeps written and synced bytes apart and can
@@ -30,6 +31,7 @@ import (
 	"sync"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 )
 
 // Errors a Store reports; each is wrapped with the path.
@@ -180,17 +182,10 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 }
 
 // extend is known followed by the complete lines of data after its first from bytes (the lines
-// known was read from), validated, and the torn last line. data is the store's own read buffer,
-// or the file's lent memory (Lender), never changed: the events' strings share its memory. The
-// usual log decodes and validates in one go, into the history's array (ExtendJSONLShared); one
-// that does not is read again by scan and Extend, whose errors name the line.
+// known was read from), validated, and the torn last line.
 func extend(path string, data []byte, from int, known *harness.ValidatedHistory) (*harness.ValidatedHistory, *Torn, error) {
 	lines := len(known.Events())
-	complete, torn := completeLines(data, from, lines)
-	if history, err := known.ExtendJSONLShared(complete); err == nil {
-		return history, torn, nil
-	}
-	more, torn, err := scan(path, data, from, lines, true)
+	more, torn, err := scan(path, data, from, lines)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -273,7 +268,7 @@ func (s *Store) Append(e harness.Event) error {
 		buffer = make([]byte, 0, lineBufferStart)
 	}
 	one := [1]harness.Event{e}
-	line, err := harness.AppendJSONL(buffer, one[:]) // EncodeEvent's line and its newline
+	line, err := eventjson.Append(buffer, one[:])
 	if err != nil {
 		return fmt.Errorf("filestore: append to %s: %w", s.path, err)
 	}

@@ -108,7 +108,7 @@ func TestShortWriteWithoutAnErrorStillBreaksTheStore(t *testing.T) {
 }
 
 // An event that would encode to a line no reader takes back is refused before a byte is written,
-// and the store goes on: the log on disk stays readable by harness.ReadJSONL.
+// and the store goes on: the log on disk stays readable by eventjson.Read.
 func TestAppendRefusesALineLongerThanTheReaderTakes(t *testing.T) {
 	s, path, before := openWithOneTurn(t)
 	lineBytesMax = len(before) // lowered: a 64 MiB line would make the test heavy
