@@ -4,7 +4,8 @@
 // everything that happens is an event in an append-only session log.
 //
 // Map of the package:
-//   - event.go, types.go, jsonl.go: the session log's typed events and their JSON Lines form;
+//   - event.go, types.go, linelimit.go: the session log's typed events, and the longest line of its
+//     JSON Lines form (package eventjson reads and writes that form);
 //   - invariants.go, session.go: the invariant layer every append passes, and the log itself;
 //   - failure.go, errorchain.go: Failure, the LlmError that carries it, ErrorChain;
 //   - policy.go, retry.go, waterfall.go, compaction.go: the retry policy and delay formula, the

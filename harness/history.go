@@ -12,13 +12,10 @@ import (
 // whole log through the layer a second time, and takes the store's copy of the events as its own
 // log instead of copying them again. A restart used to check and copy its history twice.
 //
-// It is as safe as History: only ValidateHistory, Extend and ExtendJSONLShared make one, and
-// each runs every event it adds through the invariant layer, so a ValidatedHistory never holds an
-// event the layer refused; a log that breaks an invariant is refused by them with the error
-// ValidateLog gives. What it vouches for is its own copy of the events (except that the strings
-// of those ExtendJSONLShared decoded share the caller's bytes, which must not change while the
-// history or anything taken from it is in use),
-// which Events lends without copying: like
+// It is as safe as History: only ValidateHistory and Extend make one, and each runs every event
+// it adds through the invariant layer, so a ValidatedHistory never holds an event the layer
+// refused; a log that breaks an invariant is refused by them with the error ValidateLog gives.
+// What it vouches for is its own copy of the events, which Events lends without copying: like
 // Session.Log's, they must not be modified (a caller that wrote into them would resume an agent
 // from events nobody judged). It never changes once made, and is safe for concurrent use.
 type ValidatedHistory struct {
@@ -58,30 +55,6 @@ func (h *ValidatedHistory) Extend(more []Event) (*ValidatedHistory, error) {
 	}
 	known := h.Events()
 	events := append(append(make([]Event, 0, len(known)+len(more)+historyRoom), known...), more...)
-	return &ValidatedHistory{events: events, state: state}, nil
-}
-
-// ExtendJSONLShared is Extend(DecodeJSONLShared(data)): the history h followed by the events of
-// the JSON Lines data, validated, or the first error, the decoder's or the invariant layer's. The
-// events are decoded straight into the history's own array (after a copy of h's), where Extend
-// of a decoded log copied them out of the decoder's slice, which a file store reopening a log
-// then dropped: one slice a reopen, not two. Like DecodeJSONLShared's, the events' strings are
-// substrings of data, which must never change afterwards (the store's own read buffer).
-func (h *ValidatedHistory) ExtendJSONLShared(data []byte) (*ValidatedHistory, error) {
-	known := h.Events() // clipped: the events decode into a new array, with room past them
-	events, err := decodeJSONLAppend(known, data, true, nil, historyRoom)
-	if err != nil {
-		return nil, err
-	}
-	if len(events) == len(known) {
-		return h, nil // nothing gained: Extend of no events
-	}
-	state := h.Validator()
-	for _, e := range events[len(known):] {
-		if err := state.Append(e); err != nil {
-			return nil, err
-		}
-	}
 	return &ValidatedHistory{events: events, state: state}, nil
 }
 
