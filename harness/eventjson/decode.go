@@ -1,6 +1,7 @@
 package eventjson
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -42,12 +43,7 @@ func Decode(data []byte) ([]harness.Event, error) {
 	if len(data) == 0 {
 		return nil, nil
 	}
-	lines := 0
-	for _, c := range data {
-		if c == '\n' {
-			lines++
-		}
-	}
+	lines := bytes.Count(data, []byte{'\n'})
 	if data[len(data)-1] != '\n' {
 		lines++
 	}

@@ -23,28 +23,27 @@ type parser struct {
 	i int
 }
 
+// eventKeys are an event's keys, in the order the encoder writes them.
+var eventKeys = newKeys("seq", "type", "time", "data")
+
 // parseEvent reads a whole line as an event; ok is false when encoding/json must decide.
 func parseEvent(line string) (e harness.Event, ok bool) {
 	p := parser{s: line}
-	var hasSeq, hasTime, hasData bool
-	ok = p.object(func(key string) bool {
+	seen, ok := p.members(&eventKeys, func(key string) bool {
 		switch key {
 		case "seq":
-			hasSeq = true
 			return p.int64(&e.Seq)
 		case "type":
 			return p.string(&e.Type) && e.Type != ""
 		case "time":
-			hasTime = true
 			return p.int64(&e.Time)
 		case "data":
-			hasData = true
 			return e.Type != "" && p.data(e.Type, &e.Data)
 		}
 		return false
 	})
 	p.space()
-	return e, ok && hasSeq && hasTime && hasData && p.i == len(p.s)
+	return e, ok && seen == eventKeys.all() && p.i == len(p.s)
 }
 
 func (p *parser) space() {
@@ -60,6 +59,10 @@ func (p *parser) space() {
 
 // next reads c, after any spacing, if it comes next.
 func (p *parser) next(c byte) bool {
+	if p.i < len(p.s) && p.s[p.i] == c {
+		p.i++
+		return true
+	}
 	p.space()
 	if p.i < len(p.s) && p.s[p.i] == c {
 		p.i++
@@ -68,33 +71,78 @@ func (p *parser) next(c byte) bool {
 	return false
 }
 
-// keysMax is the most members an object of the log has (llm/retry's payload has ten).
-const keysMax = 12
+// keys are the keys of one type of object, in the order the encoder writes them.
+type keys struct {
+	names []string
+	// quoted are the names as they begin a member, `"name":`, for a comparison of the whole.
+	quoted []string
+}
 
-// object reads an object, handing each member's key to member, which reads the member's value
-// and reports whether it could. A key member does not know (it answers false), a repeated key,
-// a key with anything but plain ASCII, or bad syntax refuses the object.
-func (p *parser) object(member func(key string) bool) bool {
+func newKeys(names ...string) keys {
+	k := keys{names: names}
+	for _, name := range names {
+		k.quoted = append(k.quoted, `"`+name+`":`)
+	}
+	return k
+}
+
+// all is the set of every key, one bit a key.
+func (k *keys) all() uint32 { return 1<<len(k.names) - 1 }
+
+// object reads an object whose keys are among k's, handing each member's key to member, which
+// reads the member's value and reports whether it could. A key
+// not among k's, a repeated key, a key with anything but plain ASCII, or bad syntax refuses the
+// object. The key the encoder writes next is recognised by one comparison; any other order or
+// spacing by a search of k.
+func (p *parser) object(k *keys, member func(key string) bool) bool {
+	_, ok := p.members(k, member)
+	return ok
+}
+
+// members is object, and the set of the keys it read, one bit a key of k.
+func (p *parser) members(k *keys, member func(key string) bool) (seen uint32, ok bool) {
 	if !p.next('{') {
-		return false
+		return 0, false
 	}
 	if p.next('}') {
-		return true
+		return 0, true
 	}
-	var seen [keysMax]string
-	for n := 0; ; n++ {
-		key, ok := p.key()
-		if !ok || n == keysMax || slices.Contains(seen[:n], key) || !p.next(':') || !member(key) {
-			return false
+	for after := 0; ; {
+		i := p.keyOf(k, after)
+		if i < 0 || seen&(1<<i) != 0 || !member(k.names[i]) {
+			return seen, false
 		}
-		seen[n] = key
+		seen |= 1 << i
+		after = i + 1
 		if p.next('}') {
-			return true
+			return seen, true
 		}
 		if !p.next(',') {
-			return false
+			return seen, false
 		}
 	}
+}
+
+// keyOf reads a member's key and its colon, and answers the key's index in k, or -1 for a key not
+// among k's or bad syntax. The encoder writes the keys in k's order, the optional ones left out,
+// so the key is first looked for as one of those after the last one read (after on), written as
+// the encoder writes it; any other is read and looked up.
+func (p *parser) keyOf(k *keys, after int) int {
+	if p.i < len(p.s) && p.s[p.i] <= ' ' {
+		p.space()
+	}
+	rest := p.s[p.i:]
+	for i := after; i < len(k.quoted); i++ {
+		if strings.HasPrefix(rest, k.quoted[i]) {
+			p.i += len(k.quoted[i])
+			return i
+		}
+	}
+	key, ok := p.key()
+	if !ok || !p.next(':') {
+		return -1
+	}
+	return slices.Index(k.names, key)
 }
 
 // key reads a member's key: a string of plain ASCII, as every key of the log is; any other is
@@ -104,9 +152,7 @@ func (p *parser) key() (string, bool) {
 		return "", false
 	}
 	start := p.i
-	for p.i < len(p.s) && plain(p.s[p.i]) {
-		p.i++
-	}
+	p.i = plainEnd(p.s, p.i)
 	if p.i == len(p.s) || p.s[p.i] != '"' {
 		return "", false
 	}
@@ -114,9 +160,22 @@ func (p *parser) key() (string, bool) {
 	return p.s[start : p.i-1], true
 }
 
-// plain reports whether c stands for itself in a JSON string: ASCII, not a control byte, a quote
-// or a backslash.
-func plain(c byte) bool { return c >= 0x20 && c < utf8.RuneSelf && c != '"' && c != '\\' }
+// plain marks the bytes that stand for themselves in a JSON string: ASCII, not a control byte, a
+// quote or a backslash.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// plainEnd is the index of the first byte of s from i on that plain does not mark, or len(s).
+func plainEnd(s string, i int) int {
+	for i < len(s) && plain[s[i]] {
+		i++
+	}
+	return i
+}
 
 // string reads a string into out, with encoding/json's grammar (no control bytes; the escapes
 // \" \\ \/ \b \f \n \r \t \uXXXX) and meaning (a surrogate pair combined, a lone surrogate or a
@@ -127,9 +186,7 @@ func (p *parser) string(out *string) bool {
 		return false
 	}
 	start := p.i
-	for p.i < len(p.s) && plain(p.s[p.i]) {
-		p.i++
-	}
+	p.i = plainEnd(p.s, p.i)
 	if p.i < len(p.s) && p.s[p.i] == '"' {
 		*out = p.s[start:p.i]
 		p.i++
@@ -206,38 +263,38 @@ func unquote(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + utf8.UTFMax)
 	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '\\':
-			i++
-			switch s[i] {
-			case 'b':
-				b.WriteByte('\b')
-			case 'f':
-				b.WriteByte('\f')
-			case 'n':
-				b.WriteByte('\n')
-			case 'r':
-				b.WriteByte('\r')
-			case 't':
-				b.WriteByte('\t')
-			case 'u':
-				var r rune
-				r, i = unescapeU(s, i)
-				b.WriteRune(r)
-				continue
-			default: // " \ /
-				b.WriteByte(s[i])
-			}
-			i++
-		case c < utf8.RuneSelf:
-			b.WriteByte(c)
-			i++
-		default:
+		if end := plainEnd(s, i); end > i {
+			b.WriteString(s[i:end])
+			i = end
+			continue
+		}
+		if s[i] != '\\' {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			b.WriteRune(r) // utf8.RuneError for a byte of invalid UTF-8, one at a time
 			i += size
+			continue
 		}
+		i++
+		switch s[i] {
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'u':
+			var r rune
+			r, i = unescapeU(s, i)
+			b.WriteRune(r)
+			continue
+		default: // " \ /
+			b.WriteByte(s[i])
+		}
+		i++
 	}
 	return b.String()
 }
@@ -308,24 +365,38 @@ func (p *parser) digits() int {
 // int64 reads an integer; a fraction or an exponent, which encoding/json refuses for an integer
 // field, and a number out of range are left to it.
 func (p *parser) int64(out *int64) bool {
-	text, integer, ok := p.number()
-	if !ok || !integer {
-		return false
-	}
-	n, err := strconv.ParseInt(text, 10, 64)
+	n, ok := p.integer(64)
 	*out = n
-	return err == nil
+	return ok
 }
 
 // int reads an int, as int64 does.
 func (p *parser) int(out *int) bool {
+	n, ok := p.integer(strconv.IntSize)
+	*out = int(n)
+	return ok
+}
+
+// integer reads an integer of the given size in bits. One of up to 18 digits, which cannot
+// overflow 64 bits, is added up as it is; a longer one is strconv's to range-check.
+func (p *parser) integer(bitSize int) (int64, bool) {
 	text, integer, ok := p.number()
 	if !ok || !integer {
-		return false
+		return 0, false
 	}
-	n, err := strconv.ParseInt(text, 10, strconv.IntSize)
-	*out = int(n)
-	return err == nil
+	digits := strings.TrimPrefix(text, "-")
+	if len(digits) > 18 || bitSize < 64 {
+		n, err := strconv.ParseInt(text, 10, bitSize)
+		return n, err == nil
+	}
+	var n int64
+	for _, c := range []byte(digits) {
+		n = n*10 + int64(c-'0')
+	}
+	if len(digits) < len(text) {
+		n = -n
+	}
+	return n, true
 }
 
 func (p *parser) float(out *float64) bool {

@@ -6,6 +6,31 @@ import "github.com/turnsim/turnsim/harness"
 // reading any key order and spacing, a key left out leaving its field's zero value, as
 // encoding/json does.
 
+// The keys of each object, in the order the encoder writes them.
+var (
+	userMessageKeys      = newKeys("message")
+	turnStartKeys        = newKeys("turn")
+	assembledMessageKeys = newKeys("blocks")
+	messageKeys          = newKeys("id", "text")
+	inboxPushKeys        = newKeys("lane", "kind", "messageId")
+	inboxClaimKeys       = newKeys("turn", "step", "lane", "messageId")
+	inboxClearKeys       = newKeys("lane", "messageId")
+	turnEndKeys          = newKeys("turn", "reason")
+	turnEndReasonKeys    = newKeys("kind", "reason", "error")
+	cancelCauseKeys      = newKeys("kind", "reason")
+	turnStepKeys         = newKeys("turn", "step")
+	assistantChunkKeys   = newKeys("turn", "step", "chunk")
+	chunkKeys            = newKeys("kind", "text", "callId", "name", "arguments", "finish")
+	assistantMessageKeys = newKeys("turn", "step", "message", "finish")
+	blockKeys            = newKeys("type", "text", "callId", "name", "arguments")
+	toolCallKeys         = newKeys("turn", "step", "callId", "name", "arguments")
+	toolResultKeys       = newKeys("turn", "step", "callId", "isError", "content", "error")
+	toolErrorKeys        = newKeys("name", "code", "message")
+	llmRetryKeys         = newKeys("retryId", "turn", "step", "provider", "mode", "policyKey", "retry", "maxRetries", "delayMs", "failure")
+	failureKeys          = newKeys("code", "message", "status", "providerRetryAfterMs", "requestId")
+	llmRetryStartedKeys  = newKeys("retryId", "turn", "step", "retry")
+)
+
 // data reads the payload of an event of the given type into out, as a value: the form the harness
 // appends.
 func (p *parser) data(eventType string, out *harness.EventData) bool {
@@ -101,13 +126,13 @@ func (p *parser) data(eventType string, out *harness.EventData) bool {
 }
 
 func (p *parser) userMessage(d *harness.UserMessage) bool {
-	return p.object(func(key string) bool {
+	return p.object(&userMessageKeys, func(key string) bool {
 		return key == "message" && p.message(&d.Message)
 	})
 }
 
 func (p *parser) message(m *harness.Message) bool {
-	return p.object(func(key string) bool {
+	return p.object(&messageKeys, func(key string) bool {
 		switch key {
 		case "id":
 			return p.string(&m.ID)
@@ -119,7 +144,7 @@ func (p *parser) message(m *harness.Message) bool {
 }
 
 func (p *parser) inboxPush(d *harness.InboxPush) bool {
-	return p.object(func(key string) bool {
+	return p.object(&inboxPushKeys, func(key string) bool {
 		switch key {
 		case "lane":
 			return p.string((*string)(&d.Lane))
@@ -133,7 +158,7 @@ func (p *parser) inboxPush(d *harness.InboxPush) bool {
 }
 
 func (p *parser) inboxClaim(d *harness.InboxClaim) bool {
-	return p.object(func(key string) bool {
+	return p.object(&inboxClaimKeys, func(key string) bool {
 		switch key {
 		case "turn":
 			return p.int(&d.Turn)
@@ -149,7 +174,7 @@ func (p *parser) inboxClaim(d *harness.InboxClaim) bool {
 }
 
 func (p *parser) inboxClear(d *harness.InboxClear) bool {
-	return p.object(func(key string) bool {
+	return p.object(&inboxClearKeys, func(key string) bool {
 		switch key {
 		case "lane":
 			return p.string((*string)(&d.Lane))
@@ -161,13 +186,13 @@ func (p *parser) inboxClear(d *harness.InboxClear) bool {
 }
 
 func (p *parser) turnStart(d *harness.TurnStart) bool {
-	return p.object(func(key string) bool {
+	return p.object(&turnStartKeys, func(key string) bool {
 		return key == "turn" && p.int(&d.Turn)
 	})
 }
 
 func (p *parser) turnEnd(d *harness.TurnEnd) bool {
-	return p.object(func(key string) bool {
+	return p.object(&turnEndKeys, func(key string) bool {
 		switch key {
 		case "turn":
 			return p.int(&d.Turn)
@@ -179,7 +204,7 @@ func (p *parser) turnEnd(d *harness.TurnEnd) bool {
 }
 
 func (p *parser) turnEndReason(r *harness.TurnEndReason) bool {
-	return p.object(func(key string) bool {
+	return p.object(&turnEndReasonKeys, func(key string) bool {
 		switch key {
 		case "kind":
 			return p.string(&r.Kind)
@@ -195,7 +220,7 @@ func (p *parser) turnEndReason(r *harness.TurnEndReason) bool {
 }
 
 func (p *parser) cancelCause(c *harness.CancelCause) bool {
-	return p.object(func(key string) bool {
+	return p.object(&cancelCauseKeys, func(key string) bool {
 		switch key {
 		case "kind":
 			return p.string(&c.Kind)
@@ -208,7 +233,7 @@ func (p *parser) cancelCause(c *harness.CancelCause) bool {
 
 // turnStep reads the payload of step/start and step/end, alike but for their types.
 func (p *parser) turnStep(turn, step *int) bool {
-	return p.object(func(key string) bool {
+	return p.object(&turnStepKeys, func(key string) bool {
 		switch key {
 		case "turn":
 			return p.int(turn)
@@ -220,7 +245,7 @@ func (p *parser) turnStep(turn, step *int) bool {
 }
 
 func (p *parser) assistantChunk(d *harness.AssistantChunk) bool {
-	return p.object(func(key string) bool {
+	return p.object(&assistantChunkKeys, func(key string) bool {
 		switch key {
 		case "turn":
 			return p.int(&d.Turn)
@@ -234,7 +259,7 @@ func (p *parser) assistantChunk(d *harness.AssistantChunk) bool {
 }
 
 func (p *parser) chunk(c *harness.Chunk) bool {
-	return p.object(func(key string) bool {
+	return p.object(&chunkKeys, func(key string) bool {
 		switch key {
 		case "kind":
 			return p.string(&c.Kind)
@@ -254,14 +279,14 @@ func (p *parser) chunk(c *harness.Chunk) bool {
 }
 
 func (p *parser) assistantMessage(d *harness.AssistantMessage) bool {
-	return p.object(func(key string) bool {
+	return p.object(&assistantMessageKeys, func(key string) bool {
 		switch key {
 		case "turn":
 			return p.int(&d.Turn)
 		case "step":
 			return p.int(&d.Step)
 		case "message":
-			return p.object(func(key string) bool {
+			return p.object(&assembledMessageKeys, func(key string) bool {
 				return key == "blocks" && p.blocks(&d.Message.Blocks)
 			})
 		case "finish":
@@ -305,7 +330,7 @@ func (p *parser) blocks(out *[]harness.Block) bool {
 }
 
 func (p *parser) block(b *harness.Block) bool {
-	return p.object(func(key string) bool {
+	return p.object(&blockKeys, func(key string) bool {
 		switch key {
 		case "type":
 			return p.string(&b.Type)
@@ -323,7 +348,7 @@ func (p *parser) block(b *harness.Block) bool {
 }
 
 func (p *parser) toolCall(d *harness.ToolCall) bool {
-	return p.object(func(key string) bool {
+	return p.object(&toolCallKeys, func(key string) bool {
 		switch key {
 		case "turn":
 			return p.int(&d.Turn)
@@ -341,7 +366,7 @@ func (p *parser) toolCall(d *harness.ToolCall) bool {
 }
 
 func (p *parser) toolResult(d *harness.ToolResult) bool {
-	return p.object(func(key string) bool {
+	return p.object(&toolResultKeys, func(key string) bool {
 		switch key {
 		case "turn":
 			return p.int(&d.Turn)
@@ -362,7 +387,7 @@ func (p *parser) toolResult(d *harness.ToolResult) bool {
 }
 
 func (p *parser) toolError(e *harness.ToolError) bool {
-	return p.object(func(key string) bool {
+	return p.object(&toolErrorKeys, func(key string) bool {
 		switch key {
 		case "name":
 			return p.string(&e.Name)
@@ -376,7 +401,7 @@ func (p *parser) toolError(e *harness.ToolError) bool {
 }
 
 func (p *parser) llmRetry(d *harness.LlmRetry) bool {
-	return p.object(func(key string) bool {
+	return p.object(&llmRetryKeys, func(key string) bool {
 		switch key {
 		case "retryId":
 			return p.string(&d.RetryID)
@@ -405,7 +430,7 @@ func (p *parser) llmRetry(d *harness.LlmRetry) bool {
 }
 
 func (p *parser) failure(f *harness.Failure) bool {
-	return p.object(func(key string) bool {
+	return p.object(&failureKeys, func(key string) bool {
 		switch key {
 		case "code":
 			return p.string(&f.Code)
@@ -423,7 +448,7 @@ func (p *parser) failure(f *harness.Failure) bool {
 }
 
 func (p *parser) llmRetryStarted(d *harness.LlmRetryStarted) bool {
-	return p.object(func(key string) bool {
+	return p.object(&llmRetryStartedKeys, func(key string) bool {
 		switch key {
 		case "retryId":
 			return p.string(&d.RetryID)
