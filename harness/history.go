@@ -1,16 +1,12 @@
 package harness
 
-import (
-	"slices"
-	"sync/atomic"
-)
+import "slices"
 
 // ValidatedHistory is a session log the invariant layer accepted, event by event, kept together
 // with the state the layer was left in. A file store that reads a log back validates it anyway
 // (so that it can refuse an append that would make the file unreadable); it hands the result on,
 // and an agent resuming from it (Config.ResumeFrom) takes that state over instead of replaying the
-// whole log through the layer a second time, and takes the store's copy of the events as its own
-// log instead of copying them again. A restart used to check and copy its history twice.
+// whole log through the layer a second time.
 //
 // It is as safe as History: only ValidateHistory and Extend make one, and each runs every event
 // it adds through the invariant layer, so a ValidatedHistory never holds an event the layer
@@ -19,18 +15,11 @@ import (
 // Session.Log's, they must not be modified (a caller that wrote into them would resume an agent
 // from events nobody judged). It never changes once made, and is safe for concurrent use.
 type ValidatedHistory struct {
-	// events has room past its end (historyRoom) for the log of the first agent to resume from it
-	// (taken): its appends go there, past what Events shows, and a second agent copies.
 	events []Event
 	// state is the invariant layer after events; never changed: an agent, a store or an extension
 	// each takes a clone.
 	state Validator
-	taken atomic.Bool
 }
-
-// historyRoom is the room a ValidatedHistory's events keep past their end: as much as a new
-// session's log starts with, for the events an agent resuming from it goes on to write.
-const historyRoom = sessionEventsCap
 
 // ValidateHistory replays events through a fresh invariant layer, as ValidateLog does, and returns
 // them validated: the first refusal is its error (an *InvariantError), as ValidateLog's. The
@@ -53,8 +42,7 @@ func (h *ValidatedHistory) Extend(more []Event) (*ValidatedHistory, error) {
 			return nil, err
 		}
 	}
-	known := h.Events()
-	events := append(append(make([]Event, 0, len(known)+len(more)+historyRoom), known...), more...)
+	events := slices.Concat(h.Events(), more)
 	return &ValidatedHistory{events: events, state: state}, nil
 }
 
@@ -74,15 +62,4 @@ func (h *ValidatedHistory) Validator() Validator {
 		return Validator{}
 	}
 	return h.state.clone()
-}
-
-// take returns the history's events and state for a session to own: the events themselves, with
-// their room, for the first taker (the array past their end is then the taker's), a copy for any
-// later one; a clone of the state always.
-func (h *ValidatedHistory) take() ([]Event, Validator) {
-	events := h.events
-	if !h.taken.CompareAndSwap(false, true) {
-		events = append(make([]Event, 0, len(h.events)+historyRoom), h.events...)
-	}
-	return events, h.state.clone()
 }

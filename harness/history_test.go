@@ -91,7 +91,7 @@ func TestValidatedHistoryStateIsNotSharedWithItsClones(t *testing.T) {
 	for _, e := range more {
 		require.NoError(t, clone.Append(e))
 	}
-	_, state := h.take() // an agent's
+	state := h.Validator() // an agent's
 	for _, e := range more {
 		require.NoError(t, state.Append(e))
 	}
@@ -152,9 +152,8 @@ func TestResumeFromIsResumingFromHistory(t *testing.T) {
 	assert.Equal(t, log, h.Events(), "the history is as it was")
 }
 
-// Two agents resumed from one validated history each have a log of their own: the first takes the
-// history's events (and the room past them), the second a copy, so neither's appends show in
-// the other's log or in the history.
+// Two agents resumed from one validated history each have a log of their own: neither's appends
+// show in the other's log or in the history.
 func TestResumeFromTwiceGivesEachAgentItsOwnLog(t *testing.T) {
 	log := crashedLog()
 	h, err := ValidateHistory(log)
