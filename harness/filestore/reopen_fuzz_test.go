@@ -16,8 +16,7 @@ import (
 // as it is now, whatever happened to it since: more lines appended and a torn tail (only they are
 // decoded), a cut into the lines read before (a power loss: all of it is decoded again), or a
 // line that does not decode or breaks the invariant layer (the same error, on the same line).
-// Both leave the file with the same bytes. The reopened store reads the file's lent content
-// (filestore.Lender), the opened one a copy of its own: what the first read stays as it was,
+// Both leave the file with the same bytes, and what the first open read stays as it was,
 // whatever the file does after it (a cut torn tail written over by appends included).
 func FuzzReopenReadsWhatOpenReads(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3}, "hi", uint8(5), uint8(0), uint16(7))
@@ -42,7 +41,6 @@ func FuzzReopenReadsWhatOpenReads(f *testing.F) {
 		k := int(split) % (len(lines) + 1)
 		const path = "session.jsonl"
 		fsys := newMemFS()
-		fsys.lend = true // the reopened store reads and encodes in the file's memory, the opened one in its own
 		fsys.files[path] = &memFile{data: bytes.Join(lines[:k], nil)}
 		s, first, err := filestore.OpenFS(fsys, path)
 		if err != nil {
@@ -105,7 +103,7 @@ func FuzzReopenReadsWhatOpenReads(f *testing.F) {
 			t.Fatalf("after the appends the file holds %q, the opened one's %q", fsys.files[path].data, fresh.files[path].data)
 		}
 		if !reflect.DeepEqual(gotOpened.Events, wantOpened.Events) || !bytes.Equal(gotOpened.Content(), wantOpened.Content()) {
-			t.Fatalf("the appends changed what the reopen read from the file's lent memory: %q, the open's copy %q", gotOpened.Content(), wantOpened.Content())
+			t.Fatalf("the appends changed what the reopen read: %q, the open's %q", gotOpened.Content(), wantOpened.Content())
 		}
 	})
 }
