@@ -78,11 +78,11 @@ func decodeLine(line string) (harness.Event, error) {
 	if len(line)+1 > harness.LineBytesMax {
 		return harness.Event{}, ErrLineTooLong
 	}
-	if strings.TrimSpace(line) == "" {
-		return harness.Event{}, ErrBlankLine
-	}
 	if e, ok := parseEvent(line); ok {
 		return e, nil
+	}
+	if strings.TrimSpace(line) == "" {
+		return harness.Event{}, ErrBlankLine
 	}
 	var e harness.Event
 	err := e.UnmarshalJSON([]byte(line))

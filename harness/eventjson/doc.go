@@ -16,6 +16,7 @@
 //   - encode.go: Append and Write, and the writer of each payload type;
 //   - encode_text.go: strings and floats as json.Marshal spells them;
 //   - decode.go: Decode and Read, a log split into lines, LineError;
-//   - parse.go: the reader of one line: objects, strings, numbers;
+//   - parse.go, keys.go: the reader of one line (objects, strings, numbers) and the keys of the
+//     log's objects;
 //   - parse_payloads.go: the reader of each payload type.
 package eventjson

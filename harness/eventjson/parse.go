@@ -1,7 +1,6 @@
 package eventjson
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -24,20 +23,20 @@ type parser struct {
 }
 
 // eventKeys are an event's keys, in the order the encoder writes them.
-var eventKeys = newKeys("seq", "type", "time", "data")
+var eventKeys = newKeys(keySeq, keyType, keyTime, keyData)
 
 // parseEvent reads a whole line as an event; ok is false when encoding/json must decide.
 func parseEvent(line string) (e harness.Event, ok bool) {
 	p := parser{s: line}
-	seen, ok := p.members(&eventKeys, func(key string) bool {
-		switch key {
-		case "seq":
+	seen, ok := p.members(&eventKeys, func(k key) bool {
+		switch k {
+		case keySeq:
 			return p.int64(&e.Seq)
-		case "type":
+		case keyType:
 			return p.string(&e.Type) && e.Type != ""
-		case "time":
+		case keyTime:
 			return p.int64(&e.Time)
-		case "data":
+		case keyData:
 			return e.Type != "" && p.data(e.Type, &e.Data)
 		}
 		return false
@@ -71,36 +70,17 @@ func (p *parser) next(c byte) bool {
 	return false
 }
 
-// keys are the keys of one type of object, in the order the encoder writes them.
-type keys struct {
-	names []string
-	// quoted are the names as they begin a member, `"name":`, for a comparison of the whole.
-	quoted []string
-}
-
-func newKeys(names ...string) keys {
-	k := keys{names: names}
-	for _, name := range names {
-		k.quoted = append(k.quoted, `"`+name+`":`)
-	}
-	return k
-}
-
-// all is the set of every key, one bit a key.
-func (k *keys) all() uint32 { return 1<<len(k.names) - 1 }
-
 // object reads an object whose keys are among k's, handing each member's key to member, which
-// reads the member's value and reports whether it could. A key
-// not among k's, a repeated key, a key with anything but plain ASCII, or bad syntax refuses the
-// object. The key the encoder writes next is recognised by one comparison; any other order or
-// spacing by a search of k.
-func (p *parser) object(k *keys, member func(key string) bool) bool {
+// reads the member's value and reports whether it could. A key not among k's, a repeated key, a
+// key with anything but plain ASCII, or bad syntax refuses the object. The key the encoder writes
+// next is recognised by one comparison; any other order or spacing by a search of k.
+func (p *parser) object(k *keys, member func(key) bool) bool {
 	_, ok := p.members(k, member)
 	return ok
 }
 
 // members is object, and the set of the keys it read, one bit a key of k.
-func (p *parser) members(k *keys, member func(key string) bool) (seen uint32, ok bool) {
+func (p *parser) members(k *keys, member func(key) bool) (seen uint32, ok bool) {
 	if !p.next('{') {
 		return 0, false
 	}
@@ -109,15 +89,24 @@ func (p *parser) members(k *keys, member func(key string) bool) (seen uint32, ok
 	}
 	for after := 0; ; {
 		i := p.keyOf(k, after)
-		if i < 0 || seen&(1<<i) != 0 || !member(k.names[i]) {
+		if i < 0 || seen&(1<<i) != 0 || !member(k.list[i]) {
 			return seen, false
 		}
 		seen |= 1 << i
 		after = i + 1
-		if p.next('}') {
-			return seen, true
+		if p.i < len(p.s) && p.s[p.i] <= ' ' {
+			p.space()
 		}
-		if !p.next(',') {
+		if p.i == len(p.s) {
+			return seen, false
+		}
+		switch p.s[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return seen, true
+		default:
 			return seen, false
 		}
 	}
@@ -131,18 +120,15 @@ func (p *parser) keyOf(k *keys, after int) int {
 	if p.i < len(p.s) && p.s[p.i] <= ' ' {
 		p.space()
 	}
-	rest := p.s[p.i:]
-	for i := after; i < len(k.quoted); i++ {
-		if strings.HasPrefix(rest, k.quoted[i]) {
-			p.i += len(k.quoted[i])
-			return i
-		}
+	if i := k.match(p.s[p.i:], after); i >= 0 {
+		p.i += len(k.quoted[i])
+		return i
 	}
-	key, ok := p.key()
+	name, ok := p.key()
 	if !ok || !p.next(':') {
 		return -1
 	}
-	return slices.Index(k.names, key)
+	return k.place(name)
 }
 
 // key reads a member's key: a string of plain ASCII, as every key of the log is; any other is
@@ -186,14 +172,20 @@ func (p *parser) string(out *string) bool {
 		return false
 	}
 	start := p.i
-	p.i = plainEnd(p.s, p.i)
-	if p.i < len(p.s) && p.s[p.i] == '"' {
-		*out = p.s[start:p.i]
-		p.i++
+	if end := plainEnd(p.s, start); end < len(p.s) && p.s[end] == '"' {
+		*out = p.s[start:end]
+		p.i = end + 1
 		return true
 	}
-	// Something to check or unquote: a backslash, a byte above ASCII, a control byte, the end.
-	end, escaped, ok := stringEnd(p.s, p.i)
+	// Escapes of one character in ASCII text, as a tool call's JSON arguments have: read and
+	// unquoted in one pass.
+	if value, next, ok := unquoteASCII(p.s, start); ok {
+		*out = value
+		p.i = next
+		return true
+	}
+	// Anything else to check or unquote: a \u escape, a byte above ASCII, a control byte, the end.
+	end, escaped, ok := stringEnd(p.s, start)
 	if !ok {
 		return false
 	}
@@ -256,6 +248,34 @@ func hex4(s string) rune {
 		r = r*16 + rune(c)
 	}
 	return r
+}
+
+// unescaped is the byte an escape of one character stands for, by that character; 0 for any
+// other.
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// unquoteASCII reads the string whose text begins at s[start] when it holds only plain bytes and
+// escapes of one character: its value, and the index after its closing quote. ok is false at
+// anything else (a \u escape, a byte above ASCII, a control byte, the end), which unquote reads.
+func unquoteASCII(s string, start int) (value string, next int, ok bool) {
+	var buf [256]byte
+	out := buf[:0]
+	for i := start; i < len(s); {
+		end := plainEnd(s, i)
+		out = append(out, s[i:end]...)
+		i = end
+		switch {
+		case i == len(s):
+			return "", 0, false
+		case s[i] == '"':
+			return string(out), i + 1, true
+		case s[i] != '\\' || i+1 == len(s) || unescaped[s[i+1]] == 0:
+			return "", 0, false
+		}
+		out = append(out, unescaped[s[i+1]])
+		i += 2
+	}
+	return "", 0, false
 }
 
 // unquote is the value of the text of a string stringEnd accepted, as encoding/json unquotes it.
@@ -377,23 +397,38 @@ func (p *parser) int(out *int) bool {
 	return ok
 }
 
-// integer reads an integer of the given size in bits. One of up to 18 digits, which cannot
-// overflow 64 bits, is added up as it is; a longer one is strconv's to range-check.
+// integer reads an integer of the given size in bits, added up as its digits are read; one of
+// more than 18 digits, which could overflow 64 bits, is strconv's to range-check. What JSON's
+// grammar refuses (a leading zero, a sign alone) and what is not an integer (a fraction, an
+// exponent) are left to encoding/json.
 func (p *parser) integer(bitSize int) (int64, bool) {
-	text, integer, ok := p.number()
-	if !ok || !integer {
+	if p.i < len(p.s) && p.s[p.i] <= ' ' {
+		p.space()
+	}
+	start, i := p.i, p.i
+	negative := i < len(p.s) && p.s[i] == '-'
+	if negative {
+		i++
+	}
+	first := i
+	var n int64
+	for i < len(p.s) && p.s[i]-'0' <= 9 {
+		n = n*10 + int64(p.s[i]-'0')
+		i++
+	}
+	digits := i - first
+	if digits == 0 || digits > 1 && p.s[first] == '0' {
 		return 0, false
 	}
-	digits := strings.TrimPrefix(text, "-")
-	if len(digits) > 18 || bitSize < 64 {
-		n, err := strconv.ParseInt(text, 10, bitSize)
+	if i < len(p.s) && (p.s[i] == '.' || p.s[i] == 'e' || p.s[i] == 'E') {
+		return 0, false
+	}
+	p.i = i
+	if digits > 18 || bitSize < 64 {
+		n, err := strconv.ParseInt(p.s[start:i], 10, bitSize)
 		return n, err == nil
 	}
-	var n int64
-	for _, c := range []byte(digits) {
-		n = n*10 + int64(c-'0')
-	}
-	if len(digits) < len(text) {
+	if negative {
 		n = -n
 	}
 	return n, true

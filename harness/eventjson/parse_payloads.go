@@ -8,27 +8,27 @@ import "github.com/turnsim/turnsim/harness"
 
 // The keys of each object, in the order the encoder writes them.
 var (
-	userMessageKeys      = newKeys("message")
-	turnStartKeys        = newKeys("turn")
-	assembledMessageKeys = newKeys("blocks")
-	messageKeys          = newKeys("id", "text")
-	inboxPushKeys        = newKeys("lane", "kind", "messageId")
-	inboxClaimKeys       = newKeys("turn", "step", "lane", "messageId")
-	inboxClearKeys       = newKeys("lane", "messageId")
-	turnEndKeys          = newKeys("turn", "reason")
-	turnEndReasonKeys    = newKeys("kind", "reason", "error")
-	cancelCauseKeys      = newKeys("kind", "reason")
-	turnStepKeys         = newKeys("turn", "step")
-	assistantChunkKeys   = newKeys("turn", "step", "chunk")
-	chunkKeys            = newKeys("kind", "text", "callId", "name", "arguments", "finish")
-	assistantMessageKeys = newKeys("turn", "step", "message", "finish")
-	blockKeys            = newKeys("type", "text", "callId", "name", "arguments")
-	toolCallKeys         = newKeys("turn", "step", "callId", "name", "arguments")
-	toolResultKeys       = newKeys("turn", "step", "callId", "isError", "content", "error")
-	toolErrorKeys        = newKeys("name", "code", "message")
-	llmRetryKeys         = newKeys("retryId", "turn", "step", "provider", "mode", "policyKey", "retry", "maxRetries", "delayMs", "failure")
-	failureKeys          = newKeys("code", "message", "status", "providerRetryAfterMs", "requestId")
-	llmRetryStartedKeys  = newKeys("retryId", "turn", "step", "retry")
+	userMessageKeys      = newKeys(keyMessage)
+	turnStartKeys        = newKeys(keyTurn)
+	assembledMessageKeys = newKeys(keyBlocks)
+	messageKeys          = newKeys(keyId, keyText)
+	inboxPushKeys        = newKeys(keyLane, keyKind, keyMessageID)
+	inboxClaimKeys       = newKeys(keyTurn, keyStep, keyLane, keyMessageID)
+	inboxClearKeys       = newKeys(keyLane, keyMessageID)
+	turnEndKeys          = newKeys(keyTurn, keyReason)
+	turnEndReasonKeys    = newKeys(keyKind, keyReason, keyError)
+	cancelCauseKeys      = newKeys(keyKind, keyReason)
+	turnStepKeys         = newKeys(keyTurn, keyStep)
+	assistantChunkKeys   = newKeys(keyTurn, keyStep, keyChunk)
+	chunkKeys            = newKeys(keyKind, keyText, keyCallID, keyName, keyArguments, keyFinish)
+	assistantMessageKeys = newKeys(keyTurn, keyStep, keyMessage, keyFinish)
+	blockKeys            = newKeys(keyType, keyText, keyCallID, keyName, keyArguments)
+	toolCallKeys         = newKeys(keyTurn, keyStep, keyCallID, keyName, keyArguments)
+	toolResultKeys       = newKeys(keyTurn, keyStep, keyCallID, keyIsError, keyContent, keyError)
+	toolErrorKeys        = newKeys(keyName, keyCode, keyMessage)
+	llmRetryKeys         = newKeys(keyRetryID, keyTurn, keyStep, keyProvider, keyMode, keyPolicyKey, keyRetry, keyMaxRetries, keyDelayMs, keyFailure)
+	failureKeys          = newKeys(keyCode, keyMessage, keyStatus, keyProviderRetryAfterMs, keyRequestID)
+	llmRetryStartedKeys  = newKeys(keyRetryID, keyTurn, keyStep, keyRetry)
 )
 
 // data reads the payload of an event of the given type into out, as a value: the form the harness
@@ -126,17 +126,17 @@ func (p *parser) data(eventType string, out *harness.EventData) bool {
 }
 
 func (p *parser) userMessage(d *harness.UserMessage) bool {
-	return p.object(&userMessageKeys, func(key string) bool {
-		return key == "message" && p.message(&d.Message)
+	return p.object(&userMessageKeys, func(k key) bool {
+		return k == keyMessage && p.message(&d.Message)
 	})
 }
 
 func (p *parser) message(m *harness.Message) bool {
-	return p.object(&messageKeys, func(key string) bool {
-		switch key {
-		case "id":
+	return p.object(&messageKeys, func(k key) bool {
+		switch k {
+		case keyId:
 			return p.string(&m.ID)
-		case "text":
+		case keyText:
 			return p.string(&m.Text)
 		}
 		return false
@@ -144,13 +144,13 @@ func (p *parser) message(m *harness.Message) bool {
 }
 
 func (p *parser) inboxPush(d *harness.InboxPush) bool {
-	return p.object(&inboxPushKeys, func(key string) bool {
-		switch key {
-		case "lane":
+	return p.object(&inboxPushKeys, func(k key) bool {
+		switch k {
+		case keyLane:
 			return p.string((*string)(&d.Lane))
-		case "kind":
+		case keyKind:
 			return p.string((*string)(&d.Kind))
-		case "messageId":
+		case keyMessageID:
 			return p.string(&d.MessageID)
 		}
 		return false
@@ -158,15 +158,15 @@ func (p *parser) inboxPush(d *harness.InboxPush) bool {
 }
 
 func (p *parser) inboxClaim(d *harness.InboxClaim) bool {
-	return p.object(&inboxClaimKeys, func(key string) bool {
-		switch key {
-		case "turn":
+	return p.object(&inboxClaimKeys, func(k key) bool {
+		switch k {
+		case keyTurn:
 			return p.int(&d.Turn)
-		case "step":
+		case keyStep:
 			return p.int(&d.Step)
-		case "lane":
+		case keyLane:
 			return p.string((*string)(&d.Lane))
-		case "messageId":
+		case keyMessageID:
 			return p.string(&d.MessageID)
 		}
 		return false
@@ -174,11 +174,11 @@ func (p *parser) inboxClaim(d *harness.InboxClaim) bool {
 }
 
 func (p *parser) inboxClear(d *harness.InboxClear) bool {
-	return p.object(&inboxClearKeys, func(key string) bool {
-		switch key {
-		case "lane":
+	return p.object(&inboxClearKeys, func(k key) bool {
+		switch k {
+		case keyLane:
 			return p.string((*string)(&d.Lane))
-		case "messageId":
+		case keyMessageID:
 			return p.string(&d.MessageID)
 		}
 		return false
@@ -186,17 +186,17 @@ func (p *parser) inboxClear(d *harness.InboxClear) bool {
 }
 
 func (p *parser) turnStart(d *harness.TurnStart) bool {
-	return p.object(&turnStartKeys, func(key string) bool {
-		return key == "turn" && p.int(&d.Turn)
+	return p.object(&turnStartKeys, func(k key) bool {
+		return k == keyTurn && p.int(&d.Turn)
 	})
 }
 
 func (p *parser) turnEnd(d *harness.TurnEnd) bool {
-	return p.object(&turnEndKeys, func(key string) bool {
-		switch key {
-		case "turn":
+	return p.object(&turnEndKeys, func(k key) bool {
+		switch k {
+		case keyTurn:
 			return p.int(&d.Turn)
-		case "reason":
+		case keyReason:
 			return p.turnEndReason(&d.Reason)
 		}
 		return false
@@ -204,14 +204,14 @@ func (p *parser) turnEnd(d *harness.TurnEnd) bool {
 }
 
 func (p *parser) turnEndReason(r *harness.TurnEndReason) bool {
-	return p.object(&turnEndReasonKeys, func(key string) bool {
-		switch key {
-		case "kind":
+	return p.object(&turnEndReasonKeys, func(k key) bool {
+		switch k {
+		case keyKind:
 			return p.string(&r.Kind)
-		case "reason":
+		case keyReason:
 			r.Reason = new(harness.CancelCause)
 			return p.cancelCause(r.Reason)
-		case "error":
+		case keyError:
 			r.Error = new(harness.Failure)
 			return p.failure(r.Error)
 		}
@@ -220,11 +220,11 @@ func (p *parser) turnEndReason(r *harness.TurnEndReason) bool {
 }
 
 func (p *parser) cancelCause(c *harness.CancelCause) bool {
-	return p.object(&cancelCauseKeys, func(key string) bool {
-		switch key {
-		case "kind":
+	return p.object(&cancelCauseKeys, func(k key) bool {
+		switch k {
+		case keyKind:
 			return p.string(&c.Kind)
-		case "reason":
+		case keyReason:
 			return p.string(&c.Reason)
 		}
 		return false
@@ -233,11 +233,11 @@ func (p *parser) cancelCause(c *harness.CancelCause) bool {
 
 // turnStep reads the payload of step/start and step/end, alike but for their types.
 func (p *parser) turnStep(turn, step *int) bool {
-	return p.object(&turnStepKeys, func(key string) bool {
-		switch key {
-		case "turn":
+	return p.object(&turnStepKeys, func(k key) bool {
+		switch k {
+		case keyTurn:
 			return p.int(turn)
-		case "step":
+		case keyStep:
 			return p.int(step)
 		}
 		return false
@@ -245,13 +245,13 @@ func (p *parser) turnStep(turn, step *int) bool {
 }
 
 func (p *parser) assistantChunk(d *harness.AssistantChunk) bool {
-	return p.object(&assistantChunkKeys, func(key string) bool {
-		switch key {
-		case "turn":
+	return p.object(&assistantChunkKeys, func(k key) bool {
+		switch k {
+		case keyTurn:
 			return p.int(&d.Turn)
-		case "step":
+		case keyStep:
 			return p.int(&d.Step)
-		case "chunk":
+		case keyChunk:
 			return p.chunk(&d.Chunk)
 		}
 		return false
@@ -259,19 +259,19 @@ func (p *parser) assistantChunk(d *harness.AssistantChunk) bool {
 }
 
 func (p *parser) chunk(c *harness.Chunk) bool {
-	return p.object(&chunkKeys, func(key string) bool {
-		switch key {
-		case "kind":
+	return p.object(&chunkKeys, func(k key) bool {
+		switch k {
+		case keyKind:
 			return p.string(&c.Kind)
-		case "text":
+		case keyText:
 			return p.string(&c.Text)
-		case "callId":
+		case keyCallID:
 			return p.string(&c.CallID)
-		case "name":
+		case keyName:
 			return p.string(&c.Name)
-		case "arguments":
+		case keyArguments:
 			return p.string(&c.Arguments)
-		case "finish":
+		case keyFinish:
 			return p.string((*string)(&c.Finish))
 		}
 		return false
@@ -279,17 +279,17 @@ func (p *parser) chunk(c *harness.Chunk) bool {
 }
 
 func (p *parser) assistantMessage(d *harness.AssistantMessage) bool {
-	return p.object(&assistantMessageKeys, func(key string) bool {
-		switch key {
-		case "turn":
+	return p.object(&assistantMessageKeys, func(k key) bool {
+		switch k {
+		case keyTurn:
 			return p.int(&d.Turn)
-		case "step":
+		case keyStep:
 			return p.int(&d.Step)
-		case "message":
-			return p.object(&assembledMessageKeys, func(key string) bool {
-				return key == "blocks" && p.blocks(&d.Message.Blocks)
+		case keyMessage:
+			return p.object(&assembledMessageKeys, func(k key) bool {
+				return k == keyBlocks && p.blocks(&d.Message.Blocks)
 			})
-		case "finish":
+		case keyFinish:
 			return p.string((*string)(&d.Finish))
 		}
 		return false
@@ -330,17 +330,17 @@ func (p *parser) blocks(out *[]harness.Block) bool {
 }
 
 func (p *parser) block(b *harness.Block) bool {
-	return p.object(&blockKeys, func(key string) bool {
-		switch key {
-		case "type":
+	return p.object(&blockKeys, func(k key) bool {
+		switch k {
+		case keyType:
 			return p.string(&b.Type)
-		case "text":
+		case keyText:
 			return p.string(&b.Text)
-		case "callId":
+		case keyCallID:
 			return p.string(&b.CallID)
-		case "name":
+		case keyName:
 			return p.string(&b.Name)
-		case "arguments":
+		case keyArguments:
 			return p.string(&b.Arguments)
 		}
 		return false
@@ -348,17 +348,17 @@ func (p *parser) block(b *harness.Block) bool {
 }
 
 func (p *parser) toolCall(d *harness.ToolCall) bool {
-	return p.object(&toolCallKeys, func(key string) bool {
-		switch key {
-		case "turn":
+	return p.object(&toolCallKeys, func(k key) bool {
+		switch k {
+		case keyTurn:
 			return p.int(&d.Turn)
-		case "step":
+		case keyStep:
 			return p.int(&d.Step)
-		case "callId":
+		case keyCallID:
 			return p.string(&d.CallID)
-		case "name":
+		case keyName:
 			return p.string(&d.Name)
-		case "arguments":
+		case keyArguments:
 			return p.string(&d.Arguments)
 		}
 		return false
@@ -366,19 +366,19 @@ func (p *parser) toolCall(d *harness.ToolCall) bool {
 }
 
 func (p *parser) toolResult(d *harness.ToolResult) bool {
-	return p.object(&toolResultKeys, func(key string) bool {
-		switch key {
-		case "turn":
+	return p.object(&toolResultKeys, func(k key) bool {
+		switch k {
+		case keyTurn:
 			return p.int(&d.Turn)
-		case "step":
+		case keyStep:
 			return p.int(&d.Step)
-		case "callId":
+		case keyCallID:
 			return p.string(&d.CallID)
-		case "isError":
+		case keyIsError:
 			return p.bool(&d.IsError)
-		case "content":
+		case keyContent:
 			return p.string(&d.Content)
-		case "error":
+		case keyError:
 			d.Error = new(harness.ToolError)
 			return p.toolError(d.Error)
 		}
@@ -387,13 +387,13 @@ func (p *parser) toolResult(d *harness.ToolResult) bool {
 }
 
 func (p *parser) toolError(e *harness.ToolError) bool {
-	return p.object(&toolErrorKeys, func(key string) bool {
-		switch key {
-		case "name":
+	return p.object(&toolErrorKeys, func(k key) bool {
+		switch k {
+		case keyName:
 			return p.string(&e.Name)
-		case "code":
+		case keyCode:
 			return p.string(&e.Code)
-		case "message":
+		case keyMessage:
 			return p.string(&e.Message)
 		}
 		return false
@@ -401,28 +401,28 @@ func (p *parser) toolError(e *harness.ToolError) bool {
 }
 
 func (p *parser) llmRetry(d *harness.LlmRetry) bool {
-	return p.object(&llmRetryKeys, func(key string) bool {
-		switch key {
-		case "retryId":
+	return p.object(&llmRetryKeys, func(k key) bool {
+		switch k {
+		case keyRetryID:
 			return p.string(&d.RetryID)
-		case "turn":
+		case keyTurn:
 			return p.int(&d.Turn)
-		case "step":
+		case keyStep:
 			return p.int(&d.Step)
-		case "provider":
+		case keyProvider:
 			return p.string(&d.Provider)
-		case "mode":
+		case keyMode:
 			return p.string((*string)(&d.Mode))
-		case "policyKey":
+		case keyPolicyKey:
 			return p.string(&d.PolicyKey)
-		case "retry":
+		case keyRetry:
 			return p.int(&d.Retry)
-		case "maxRetries":
+		case keyMaxRetries:
 			d.MaxRetries = new(int)
 			return p.int(d.MaxRetries)
-		case "delayMs":
+		case keyDelayMs:
 			return p.float(&d.DelayMs)
-		case "failure":
+		case keyFailure:
 			return p.failure(&d.Failure)
 		}
 		return false
@@ -430,17 +430,17 @@ func (p *parser) llmRetry(d *harness.LlmRetry) bool {
 }
 
 func (p *parser) failure(f *harness.Failure) bool {
-	return p.object(&failureKeys, func(key string) bool {
-		switch key {
-		case "code":
+	return p.object(&failureKeys, func(k key) bool {
+		switch k {
+		case keyCode:
 			return p.string(&f.Code)
-		case "message":
+		case keyMessage:
 			return p.string(&f.Message)
-		case "status":
+		case keyStatus:
 			return p.int(&f.Status)
-		case "providerRetryAfterMs":
+		case keyProviderRetryAfterMs:
 			return p.float(&f.ProviderRetryAfterMs)
-		case "requestId":
+		case keyRequestID:
 			return p.string(&f.RequestID)
 		}
 		return false
@@ -448,15 +448,15 @@ func (p *parser) failure(f *harness.Failure) bool {
 }
 
 func (p *parser) llmRetryStarted(d *harness.LlmRetryStarted) bool {
-	return p.object(&llmRetryStartedKeys, func(key string) bool {
-		switch key {
-		case "retryId":
+	return p.object(&llmRetryStartedKeys, func(k key) bool {
+		switch k {
+		case keyRetryID:
 			return p.string(&d.RetryID)
-		case "turn":
+		case keyTurn:
 			return p.int(&d.Turn)
-		case "step":
+		case keyStep:
 			return p.int(&d.Step)
-		case "retry":
+		case keyRetry:
 			return p.int(&d.Retry)
 		}
 		return false
