@@ -197,6 +197,8 @@ func (d *drawer) drawPlan() Plan {
 
 // Bounds on a drawn plan.
 const (
+	// actionsUsual is as many actions as a plan usually has, at most: a start for its list.
+	actionsUsual = 16
 	// answersMax is the most answers a drawn plan has, each with at most one failure.
 	answersMax = 24
 	// callsPerAnswerMax is the most tool calls a drawn answer asks for.
@@ -404,7 +406,8 @@ func (d *drawer) drawCall() Call {
 // random times before the horizon, and a few WhenIdle watchers, in time order (stably: actions
 // of the same instant in the order they were drawn).
 func (d *drawer) drawActions(horizonMs int64) []Action {
-	actions := []Action{{AtMs: 0, Kind: ActFollowup, Text: "task 1"}}
+	actions := make([]Action, 1, actionsUsual)
+	actions[0] = Action{AtMs: 0, Kind: ActFollowup, Text: "task 1"}
 	at := func() int64 { return d.between(0, horizonMs-1) }
 	// count scales the number of occurrences with the fault's rate: 1 to 4 at the highest rates.
 	count := func(at int) int {
@@ -496,6 +499,20 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	for range d.between(0, 2) {
 		actions = append(actions, Action{AtMs: at(), Kind: ActWaitIdle})
 	}
-	slices.SortStableFunc(actions, func(a, b Action) int { return cmp.Compare(a.AtMs, b.AtMs) })
-	return actions
+	return byTime(actions)
+}
+
+// byTime returns the actions stably sorted by time, in a slice of their number: the sort moves
+// their indices, and each action is copied once, into its place.
+func byTime(actions []Action) []Action {
+	order := make([]int, len(actions))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(actions[a].AtMs, actions[b].AtMs) })
+	sorted := make([]Action, len(actions))
+	for i, j := range order {
+		sorted[i] = actions[j]
+	}
+	return sorted
 }
