@@ -80,7 +80,10 @@ func (s *Session) resumeFrom(h *ValidatedHistory) error {
 	if len(s.events) > 0 {
 		return fmt.Errorf("harness: history: the session already holds %d events", len(s.events))
 	}
-	s.events, s.validator = h.Events(), h.Validator()
+	// The resumed session goes on writing, as a new one does: its log has the same space to grow.
+	history := h.Events()
+	s.events = append(make([]Event, 0, len(history)+sessionEventsCap), history...)
+	s.validator = h.Validator()
 	return nil
 }
 
