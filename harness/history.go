@@ -11,7 +11,7 @@ import "slices"
 // It is as safe as History: only ValidateHistory and Extend make one, and each runs every event
 // it adds through the invariant layer, so a ValidatedHistory never holds an event the layer
 // refused; a log that breaks an invariant is refused by them with the error ValidateLog gives.
-// What it vouches for is its own copy of the events, which Events lends without copying: like
+// What it vouches for is its own copy of the events, which Events returns without copying: like
 // Session.Log's, they must not be modified (a caller that wrote into them would resume an agent
 // from events nobody judged). It never changes once made, and is safe for concurrent use.
 type ValidatedHistory struct {

@@ -53,7 +53,7 @@ func NewSession(clock Clock, store Store) *Session {
 	return newSession(clock, store, sessionEventsCap)
 }
 
-// newSession is NewSession with room for capacity events. An agent resuming from a history
+// newSession is NewSession with space for capacity events. An agent resuming from a history
 // passes 0: the history brings the log (resumeFrom).
 func newSession(clock Clock, store Store, capacity int) *Session {
 	if store == nil {

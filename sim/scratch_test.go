@@ -113,8 +113,8 @@ func TestScratchGivesToolsOnlyToTheirWorld(t *testing.T) {
 	assert.Empty(t, s.lendTools(tools, rt, &tr), "forgotten")
 }
 
-// A run whose task hung may still use what its scratch lent it: the scratch forgets all of it
-// (the world's and first incarnation's parts, room for errors and messages, the log buffer, the
+// A run whose task hung may still use what its scratch gave it: the scratch forgets all of it
+// (the world's and first incarnation's parts, the arrays for errors and messages, the log buffer, the
 // tools) and keeps no scheduler, so the next run on it builds its own. A run that did not hang
 // gives them back.
 func TestAHungRunsScratchGivesNothingAgain(t *testing.T) {
@@ -125,12 +125,12 @@ func TestAHungRunsScratchGivesNothingAgain(t *testing.T) {
 	require.NotNil(t, s.scheduler, "and its scheduler")
 	parts, scheduler := s.parts, s.scheduler
 
-	var lentParts *worldParts
+	var givenParts *worldParts
 	s.runFor(schedule, Agent{}, func(o *Outcome) {
-		lentParts = s.parts
+		givenParts = s.parts
 		o.Report = &sched.RunReport{Findings: []sched.Finding{{Kind: sched.FindingHang}}}
 	})
-	assert.Same(t, parts, lentParts, "the second run was lent the first run's parts")
+	assert.Same(t, parts, givenParts, "the second run was given the first run's parts")
 	assert.Nil(t, s.parts)
 	assert.Nil(t, s.incarnation)
 	assert.Nil(t, s.llmErrors)
