@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // Tool is a function the model may call. A parallel tool may run beside other parallel calls in
@@ -96,7 +97,7 @@ type toolSlot struct {
 // group.
 func (x *toolExecutor) runGroup(from, to, limit int) int {
 	if x.queueName == "" {
-		x.queueName = fmt.Sprintf("tools(turn %d step %d)", x.turn, x.step)
+		x.queueName = "tools(turn " + strconv.Itoa(x.turn) + " step " + strconv.Itoa(x.step) + ")"
 	}
 	done := x.agent.runtime.NewQueue(x.queueName)
 	slots := x.agent.toolSlots
