@@ -130,9 +130,8 @@ func Names() []string {
 	return names
 }
 
-// Count is the number of faults in the catalogue, len(Names()), as a constant: the size of a
-// table by catalogue position that needs no allocation of its own (the simulator's count of
-// the faults that struck).
+// Count is the number of faults in the catalogue, len(Names()), as a constant: the size of an
+// array indexed by catalogue position (the simulator's count of the faults that struck).
 const Count = faultCount
 
 // Lookup finds a fault by name.

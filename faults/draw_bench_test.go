@@ -34,16 +34,15 @@ func TestDrawnPlansAreUnchanged(t *testing.T) {
 }
 
 // BenchmarkDraw measures drawing one default-mix schedule's swarm and plan, the share of
-// sim.NewSchedule this package owns (DrawScheduleSeeded, as NewSchedule draws them).
+// sim.NewSchedule this package owns.
 func BenchmarkDraw(b *testing.B) {
 	b.ReportAllocs()
 	for i := range b.N {
-		DrawScheduleSeeded(int64(i), nil)
+		DrawSchedule(NewRand(int64(i)), nil)
 	}
 }
 
-// faultIndex knows every fault of the catalogue, at its position: a fault it misses is still
-// drawn right (through the swarm's map), only slower.
+// faultIndex knows every fault of the catalogue, at its position.
 func TestFaultIndexIsCataloguePosition(t *testing.T) {
 	for i, f := range catalogue {
 		if got := faultIndex(f.Name); got != i {
@@ -71,41 +70,5 @@ func TestDrawScheduleIsDrawSwarmThenDrawPlan(t *testing.T) {
 				t.Fatalf("seed %d, allowed %v: DrawSchedule drew a different number of values", seed, allowed)
 			}
 		}
-	}
-}
-
-// DrawScheduleSeeded draws what DrawSchedule draws from NewRand of the same seed, for the whole
-// catalogue and for restricted lists: its own SplitMix64 gives the values the *rand.Rand gives.
-func TestDrawScheduleSeededIsDrawSchedule(t *testing.T) {
-	for _, allowed := range [][]string{nil, {ToolCalls, CallIDReuse, Crash, "gremlins"}, {PowerLoss}, {Server, WrappedFailure, StreamIgnoresCancel}} {
-		for seed := range int64(1000) {
-			swarm, plan := DrawScheduleSeeded(seed, allowed)
-			wantSwarm, wantPlan := DrawSchedule(NewRand(seed), allowed)
-			if !reflect.DeepEqual(swarm, wantSwarm) || !reflect.DeepEqual(plan, wantPlan) {
-				t.Fatalf("seed %d, allowed %v: DrawScheduleSeeded drew another swarm or plan than DrawSchedule", seed, allowed)
-			}
-		}
-	}
-}
-
-// DrawPlanSeeded draws the plan DrawScheduleSeeded draws, for the whole catalogue and for
-// restricted lists: leaving the swarm in the table changes no draw.
-func TestDrawPlanSeededIsDrawScheduleSeeded(t *testing.T) {
-	for _, allowed := range [][]string{nil, {ToolCalls, CallIDReuse, Crash, "gremlins"}, {PowerLoss}, {}} {
-		for seed := range int64(1000) {
-			_, want := DrawScheduleSeeded(seed, allowed)
-			if got := DrawPlanSeeded(seed, allowed); !reflect.DeepEqual(got, want) {
-				t.Fatalf("seed %d, allowed %v: DrawPlanSeeded drew another plan than DrawScheduleSeeded", seed, allowed)
-			}
-		}
-	}
-}
-
-// BenchmarkDrawPlan measures drawing one default-mix plan without its swarm (DrawPlanSeeded, as
-// a run of a seed that never reads the swarm draws it).
-func BenchmarkDrawPlan(b *testing.B) {
-	b.ReportAllocs()
-	for i := range b.N {
-		DrawPlanSeeded(int64(i), nil)
 	}
 }

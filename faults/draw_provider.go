@@ -20,14 +20,9 @@ func (d *drawer) wrappedFailure() Answer {
 	default:
 		fail = Fail{Code: harness.CodeContextWindowExceeded, Message: "prompt is too long", Status: 400}
 	}
-	// The layers are gathered on the stack and kept with the calls' fault names (keepFaults):
-	// growing fail.Wrap took one or two allocations.
-	var room [2]string
-	wraps := room[:0]
 	for range d.between(1, 2) {
-		wraps = append(wraps, []string{WrapErrorf, WrapJoin}[d.rng.Intn(2)])
+		fail.Wrap = append(fail.Wrap, []string{WrapErrorf, WrapJoin}[d.rng.Intn(2)])
 	}
-	fail.Wrap = d.keepFaults(wraps)
 	return d.failure(WrappedFailure, int(d.between(0, 2)), fail)
 }
 
@@ -38,7 +33,7 @@ func (d *drawer) streamIgnoringCancel() Answer {
 	a := Answer{Fault: StreamIgnoresCancel, Chunks: int(d.between(1, 3)), ChunkDelayMs: d.between(100, 2000), Finish: harness.FinishCompleted, IgnoreCancel: true}
 	if d.rng.Float64() < 0.5 {
 		n := d.between(1, 3)
-		a.Calls = d.newCalls(int(n))
+		a.Calls = make([]Call, 0, n)
 		for range n {
 			a.Calls = append(a.Calls, d.drawCall())
 		}

@@ -1,12 +1,11 @@
 package faults
 
 // faultCount is the number of faults in the catalogue: a constant, so that a drawer's table of
-// rates is an array, with no allocation.
+// rates is an array.
 const faultCount = len(catalogueTable)
 
-// swarmRates is a swarm as a table indexed by catalogue position. DrawPlan asks the swarm
-// whether a fault is on about 290 times a plan (18 provider faults for every answer); a map
-// lookup hashes the name each time, this table does not.
+// swarmRates is a swarm as a table indexed by catalogue position: the drawer asks about the
+// faults by position (the ...At variables below), for every answer and every call it draws.
 type swarmRates struct {
 	on   [faultCount]bool
 	rate [faultCount]float64
@@ -20,7 +19,7 @@ func (r *swarmRates) fill(swarm Swarm) {
 	}
 }
 
-// swarm is the table as a Swarm, made with room for the switchedOn faults the table has on.
+// swarm is the table as a Swarm, sized for the switchedOn faults the table has on.
 func (r *swarmRates) swarm(switchedOn int) Swarm {
 	swarm := make(Swarm, switchedOn)
 	for i, on := range r.on {
@@ -42,8 +41,7 @@ func (r *swarmRates) set(name string, rate float64) {
 func (d *drawer) hasAt(i int) bool { return d.rates.on[i] }
 
 // Catalogue positions of the faults drawCall, toolCallAnswer, drawPlan and drawActions ask
-// about: finding a name's position with faultIndex took about 40 instructions, and the swarm's
-// rate through it about 20 more, some 60 times a plan.
+// about, found once.
 var (
 	toolUnknownAt           = cataloguePosition(ToolUnknown)
 	toolLatencyAt           = cataloguePosition(ToolLatency)

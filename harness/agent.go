@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 )
 
@@ -66,11 +67,8 @@ type AgentError struct {
 // a task of the injected Runtime.
 type Agent struct {
 	runtime Runtime
-	// driver is a.drive bound once, the task every wake starts: a method value made at each
-	// start allocated its closure each time.
-	driver func()
-	// locked serialises the injected Random; in the agent rather than beside it, one allocation
-	// fewer per agent.
+	// locked is the injected Random, serialised: the retry plugin draws jitter and retry ids from
+	// it, on the turn loop's task and on the tasks of tools that fail alike.
 	locked       lockedRandom
 	session      *Session
 	provider     Provider
@@ -91,31 +89,21 @@ type Agent struct {
 	wakeRequested bool
 	disposed      bool
 	// wokenInTurn is set by a waking send while the turn runs: work for the driver to go on with.
-	// Beside the other flags, in one word with them (see retryPlugin).
 	wokenInTurn   bool
 	inbox         inbox
 	messageCount  int
 	toolsInFlight int
 	idleWaiters   []Queue
 	watchers      []func(AgentError)
-	// claims is claimInbox's buffer for a step's share of the inbox, kept across steps.
-	claims []inboxEntry
-	// stepCalls is runStep's buffer for the tool calls of a step's answer, kept across steps: the
-	// step is over, and its calls run, before the next step fills it again.
+	// claims, stepCalls and toolSlots belong to the turn loop's task: a step's share of the
+	// inbox (claimInbox), the tool calls of its answer (runStep), and where a group of calls
+	// leaves its results (runGroup). Each step uses them afresh once the step before is over.
+	claims    []inboxEntry
 	stepCalls []Block
-	// toolSlots are where a group's tool calls leave their results (see runGroup); the turn
-	// loop's, kept across steps.
 	toolSlots []toolSlot
 
-	// Rooms for what every agent has one of, each an allocation of its own before: its llm-retry
-	// plugin, its first watcher (the simulator's OnError), and the waterfall's handlers while
-	// they are llm-retry and at most one more (the simulator configures none or one). Not the
-	// session: the agent with it (1,088 bytes) fell in the 1,152-byte size class, more bytes
-	// than the two apart. The agent must stay within 696 bytes: with the 8-byte header the
-	// allocator puts before an object over 512 bytes, it then fills the 704-byte class.
+	// retryPlugin is the agent's llm-retry plugin, the first handler of its waterfall.
 	retryPlugin llmRetry
-	watcherRoom [1]func(AgentError)
-	handlerRoom [2]RequestErrorHandler
 }
 
 // New builds an agent, refusing a bad configuration with an error that names what is wrong.
@@ -152,7 +140,6 @@ func New(cfg Config) (*Agent, error) {
 		provider:  cfg.Provider,
 		poolLimit: cfg.MaxParallelToolCalls,
 	}
-	a.driver = a.drive
 	a.locked.r = random
 	if a.poolLimit == 0 {
 		a.poolLimit = DefaultMaxParallelToolCalls
@@ -180,7 +167,7 @@ func New(cfg Config) (*Agent, error) {
 		capacity = 0 // the history brings the log, sized to it
 	}
 	a.session = newSession(runtime.Clock(), cfg.Store, capacity)
-	a.session.onObserverPanic = a // not the method value a.observerPanicked: that allocated a closure
+	a.session.onObserverPanic = a
 	if len(history) > 0 {
 		if err := a.resume(validated); err != nil {
 			return nil, err
@@ -197,23 +184,12 @@ func New(cfg Config) (*Agent, error) {
 	}
 	a.retryPlugin.init(strategy, a.session, runtime, &a.locked)
 	if cfg.OnError != nil {
-		// Clipped: a later Watch appends to a copy, so a list emitError holds stays as it was.
-		a.watcherRoom[0] = cfg.OnError
-		a.watchers = a.watcherRoom[:1:1]
+		a.watchers = []func(AgentError){cfg.OnError}
 	}
-	a.waterfall = waterfall{handlers: a.handlersOf(cfg.Handlers), report: a}
+	// llm-retry, then the configured handlers, copied: the caller's slice is theirs.
+	handlers := slices.Concat([]RequestErrorHandler{&a.retryPlugin}, cfg.Handlers)
+	a.waterfall = waterfall{handlers: handlers, report: a}
 	return a, nil
-}
-
-// handlersOf is the waterfall's chain: llm-retry, then the configured handlers (copied: the
-// caller's slice is theirs), in the agent's room when they fit.
-func (a *Agent) handlersOf(configured []RequestErrorHandler) []RequestErrorHandler {
-	if len(configured) >= len(a.handlerRoom) {
-		return slices.Concat([]RequestErrorHandler{&a.retryPlugin}, configured)
-	}
-	a.handlerRoom[0] = &a.retryPlugin
-	copy(a.handlerRoom[1:], configured)
-	return a.handlerRoom[:1+len(configured)]
 }
 
 // Session returns the agent's session log.
@@ -231,9 +207,8 @@ func (a *Agent) Watch(fn func(AgentError)) {
 // agent/error of its own (a panic while reporting a panic is dropped, so this cannot recurse).
 func (a *Agent) emitError(e AgentError) {
 	a.mu.Lock()
-	// Not a copy: watchers only ever grow by append (Watch), which never writes over the
-	// entries this slice already holds, so it stays what it was when read. A clone allocated at
-	// every failed turn.
+	// Watch only appends, which never changes the entries this slice holds: it stays the list it
+	// was when read, whatever a watcher registers meanwhile.
 	watchers := a.watchers
 	a.mu.Unlock()
 	var panicked []AgentError
@@ -302,13 +277,13 @@ func (a *Agent) Send(kind MessageKind, text string) (string, error) {
 	}
 	a.messageCount++
 	n := a.messageCount
-	id := messageID(n)
+	id := "m" + strconv.Itoa(n)
 	if _, err := a.session.appendQuiet(UserMessage{Message: Message{ID: id, Text: text}}); err != nil {
 		a.messageCount--
 		a.unlock()
 		return "", err
 	}
-	if _, err := a.session.appendQuiet(inboxPushData(lane, kind, n)); err != nil {
+	if _, err := a.session.appendQuiet(InboxPush{Lane: lane, Kind: kind, MessageID: id}); err != nil {
 		a.unlock()
 		return "", err
 	}
@@ -316,7 +291,7 @@ func (a *Agent) Send(kind MessageKind, text string) (string, error) {
 	start := wakes && a.wakeLocked()
 	a.unlock()
 	if start {
-		a.runtime.Go("driver", a.driver)
+		a.runtime.Go("driver", a.drive)
 	}
 	return id, nil
 }

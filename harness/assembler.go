@@ -13,8 +13,8 @@ type BlockAssembler struct {
 	finish   Finish
 	finished bool
 	// calls counts the tool-call blocks. A repeated callId is looked for among them by scanning
-	// the blocks while they are few (an answer asks for a handful; a set was two allocations an
-	// answer), and in callIDs, made once they are more than callIDScanMax.
+	// the blocks while they are few (an answer asks for a handful), and in callIDs, made once
+	// they are more than callIDScanMax.
 	calls   int
 	callIDs map[string]bool
 }

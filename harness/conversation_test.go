@@ -98,7 +98,7 @@ func TestDropUnansweredOverTheWholeConversationPairsByStep(t *testing.T) {
 	assert.Equal(t, []Entry{userEntry("a"), callsEntry("c2"), resultEntry("c2"), userEntry("b"), callsEntry("c1"), resultEntry("c1")}, c.entries)
 }
 
-// A request's messages are lent, not copied: what the turn loop does to its conversation after
+// A request's messages are shared, not copied: what the turn loop does to its conversation after
 // an attempt (an entry appended, an unanswered call dropped, a compaction) never shows in a
 // request already sent, and the conversation goes on as it would have with a copy.
 func TestARequestsMessagesNeverChangeAfterItIsSent(t *testing.T) {

@@ -83,7 +83,7 @@ func (a *Agent) drive() {
 			replay := a.endPhaseLocked()
 			a.mu.Unlock()
 			if replay {
-				a.runtime.Go("driver", a.driver)
+				a.runtime.Go("driver", a.drive)
 			}
 		}
 	}()
@@ -120,7 +120,7 @@ func (a *Agent) drive() {
 	replay := a.endPhaseLocked()
 	a.mu.Unlock()
 	if replay {
-		a.runtime.Go("driver", a.driver)
+		a.runtime.Go("driver", a.drive)
 	}
 }
 
@@ -163,7 +163,7 @@ func (a *Agent) Maintain(fn func(ctx context.Context) error) error {
 		replay := a.endPhaseLocked()
 		a.mu.Unlock()
 		if replay {
-			a.runtime.Go("driver", a.driver)
+			a.runtime.Go("driver", a.drive)
 		}
 	}()
 	return fn(ctx)

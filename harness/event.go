@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 )
@@ -211,19 +212,11 @@ func newEventData(eventType string) (EventData, error) {
 	return nil, fmt.Errorf("harness: unknown event type %q", eventType)
 }
 
-// UnmarshalJSON decodes an event line, choosing the payload type from "type". Payloads are
-// stored as values (not pointers), the same as the harness appends them.
+// UnmarshalJSON decodes an event line with encoding/json, choosing the payload type from "type"
+// and refusing a payload field the type does not have. Payloads are stored as values (not
+// pointers), the same as the harness appends them. It makes an Event an ordinary encoding/json
+// value; package eventjson reads whole logs faster, with the same answers.
 func (e *Event) UnmarshalJSON(b []byte) error {
-	if fast, ok := decodeEventFast(b); ok {
-		*e = fast
-		return nil
-	}
-	return e.unmarshalStandard(b)
-}
-
-// unmarshalStandard decodes an event line with encoding/json: the reference the fast path
-// (decodeEventFast) matches, and what decides every line that path leaves alone.
-func (e *Event) unmarshalStandard(b []byte) error {
 	var raw struct {
 		Seq  *int64          `json:"seq"`
 		Type string          `json:"type"`
@@ -247,7 +240,7 @@ func (e *Event) unmarshalStandard(b []byte) error {
 	if err != nil {
 		return err
 	}
-	decoder := json.NewDecoder(bytesReader(raw.Data))
+	decoder := json.NewDecoder(bytes.NewReader(raw.Data))
 	decoder.DisallowUnknownFields()
 	if err := decoder.Decode(data); err != nil {
 		return fmt.Errorf("harness: event %s: data: %w", raw.Type, err)

@@ -103,9 +103,6 @@ func (e *LlmError) Unwrap() error { return e.Cause }
 
 // FailureOf classifies err the way the turn loop does: an LlmError anywhere in the chain gives
 // its (normalised) Failure; anything else is UNKNOWN with the ErrorChain text as message.
-//
-// errors.AsType, not errors.As: As needs its target on the heap, an allocation at every failed
-// attempt and every failed turn; AsType walks the chain the same way with the target in hand.
 func FailureOf(err error) (Failure, bool) {
 	if llm, ok := errors.AsType[*LlmError](err); ok {
 		return llm.Failure.Normalize(), true

@@ -1,39 +1,25 @@
 package harness
 
-import (
-	"slices"
-	"sync/atomic"
-)
+import "slices"
 
 // ValidatedHistory is a session log the invariant layer accepted, event by event, kept together
 // with the state the layer was left in. A file store that reads a log back validates it anyway
 // (so that it can refuse an append that would make the file unreadable); it hands the result on,
 // and an agent resuming from it (Config.ResumeFrom) takes that state over instead of replaying the
-// whole log through the layer a second time, and takes the store's copy of the events as its own
-// log instead of copying them again. A restart used to check and copy its history twice.
+// whole log through the layer a second time.
 //
-// It is as safe as History: only ValidateHistory, Extend and ExtendJSONLShared make one, and
-// each runs every event it adds through the invariant layer, so a ValidatedHistory never holds an
-// event the layer refused; a log that breaks an invariant is refused by them with the error
-// ValidateLog gives. What it vouches for is its own copy of the events (except that the strings
-// of those ExtendJSONLShared decoded share the caller's bytes, which must not change while the
-// history or anything taken from it is in use),
-// which Events lends without copying: like
+// It is as safe as History: only ValidateHistory and Extend make one, and each runs every event
+// it adds through the invariant layer, so a ValidatedHistory never holds an event the layer
+// refused; a log that breaks an invariant is refused by them with the error ValidateLog gives.
+// What it vouches for is its own copy of the events, which Events returns without copying: like
 // Session.Log's, they must not be modified (a caller that wrote into them would resume an agent
 // from events nobody judged). It never changes once made, and is safe for concurrent use.
 type ValidatedHistory struct {
-	// events has room past its end (historyRoom) for the log of the first agent to resume from it
-	// (taken): its appends go there, past what Events shows, and a second agent copies.
 	events []Event
 	// state is the invariant layer after events; never changed: an agent, a store or an extension
 	// each takes a clone.
 	state Validator
-	taken atomic.Bool
 }
-
-// historyRoom is the room a ValidatedHistory's events keep past their end: as much as a new
-// session's log starts with, for the events an agent resuming from it goes on to write.
-const historyRoom = sessionEventsCap
 
 // ValidateHistory replays events through a fresh invariant layer, as ValidateLog does, and returns
 // them validated: the first refusal is its error (an *InvariantError), as ValidateLog's. The
@@ -56,32 +42,7 @@ func (h *ValidatedHistory) Extend(more []Event) (*ValidatedHistory, error) {
 			return nil, err
 		}
 	}
-	known := h.Events()
-	events := append(append(make([]Event, 0, len(known)+len(more)+historyRoom), known...), more...)
-	return &ValidatedHistory{events: events, state: state}, nil
-}
-
-// ExtendJSONLShared is Extend(DecodeJSONLShared(data)): the history h followed by the events of
-// the JSON Lines data, validated, or the first error, the decoder's or the invariant layer's. The
-// events are decoded straight into the history's own array (after a copy of h's), where Extend
-// of a decoded log copied them out of the decoder's slice, which a file store reopening a log
-// then dropped: one slice a reopen, not two. Like DecodeJSONLShared's, the events' strings are
-// substrings of data, which must never change afterwards (the store's own read buffer).
-func (h *ValidatedHistory) ExtendJSONLShared(data []byte) (*ValidatedHistory, error) {
-	known := h.Events() // clipped: the events decode into a new array, with room past them
-	events, err := decodeJSONLAppend(known, data, true, nil, historyRoom)
-	if err != nil {
-		return nil, err
-	}
-	if len(events) == len(known) {
-		return h, nil // nothing gained: Extend of no events
-	}
-	state := h.Validator()
-	for _, e := range events[len(known):] {
-		if err := state.Append(e); err != nil {
-			return nil, err
-		}
-	}
+	events := slices.Concat(h.Events(), more)
 	return &ValidatedHistory{events: events, state: state}, nil
 }
 
@@ -101,15 +62,4 @@ func (h *ValidatedHistory) Validator() Validator {
 		return Validator{}
 	}
 	return h.state.clone()
-}
-
-// take returns the history's events and state for a session to own: the events themselves, with
-// their room, for the first taker (the array past their end is then the taker's), a copy for any
-// later one; a clone of the state always.
-func (h *ValidatedHistory) take() ([]Event, Validator) {
-	events := h.events
-	if !h.taken.CompareAndSwap(false, true) {
-		events = append(make([]Event, 0, len(h.events)+historyRoom), h.events...)
-	}
-	return events, h.state.clone()
 }

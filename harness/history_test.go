@@ -68,20 +68,6 @@ func TestValidatedHistoryRefusesWhatValidateLogRefuses(t *testing.T) {
 						assert.Equal(t, log[:k], h.Events(), "Extend leaves the history it extends as it was")
 					}
 				}
-				// The same split read from the log's lines, decoded into the history's array.
-				jsonl, encodeErr := AppendJSONL(nil, log[k:])
-				require.NoError(t, encodeErr)
-				decoded, err := h.ExtendJSONLShared(jsonl)
-				assert.Equal(t, want, err, "split after %d events, decoded", k)
-				if err == nil {
-					assert.Equal(t, log, decoded.Events())
-					if k > 0 {
-						assert.Equal(t, log[:k], h.Events(), "ExtendJSONLShared leaves the history it extends as it was")
-					}
-					if k == len(log) {
-						assert.Same(t, h, decoded, "no lines: the same history")
-					}
-				}
 			}
 		})
 	}
@@ -105,7 +91,7 @@ func TestValidatedHistoryStateIsNotSharedWithItsClones(t *testing.T) {
 	for _, e := range more {
 		require.NoError(t, clone.Append(e))
 	}
-	_, state := h.take() // an agent's
+	state := h.Validator() // an agent's
 	for _, e := range more {
 		require.NoError(t, state.Append(e))
 	}
@@ -166,9 +152,8 @@ func TestResumeFromIsResumingFromHistory(t *testing.T) {
 	assert.Equal(t, log, h.Events(), "the history is as it was")
 }
 
-// Two agents resumed from one validated history each have a log of their own: the first takes the
-// history's events (and the room past them), the second a copy, so neither's appends show in
-// the other's log or in the history.
+// Two agents resumed from one validated history each have a log of their own: neither's appends
+// show in the other's log or in the history.
 func TestResumeFromTwiceGivesEachAgentItsOwnLog(t *testing.T) {
 	log := crashedLog()
 	h, err := ValidateHistory(log)
@@ -215,26 +200,4 @@ func TestEmptyValidatedHistoryIsNil(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	require.NoError(t, a.WhenIdle(ctx))
-}
-
-// ExtendJSONLShared decodes into a new array of its own: the room past a history's events belongs
-// to the session that took it, whose events there stay as they were; and a log that does not
-// decode is refused with the decoder's error, as DecodeJSONLShared's.
-func TestExtendJSONLSharedLeavesTheTakersRoom(t *testing.T) {
-	log := historyLogs()["valid"]
-	h, err := ValidateHistory(log[:3])
-	require.NoError(t, err)
-	events, _ := h.take()
-	events = append(events, log[5]) // an event of the session's, in the history's room, unlike the log's next
-	jsonl, err := AppendJSONL(nil, log[3:])
-	require.NoError(t, err)
-	extended, err := h.ExtendJSONLShared(jsonl)
-	require.NoError(t, err)
-	assert.Equal(t, log, extended.Events())
-	assert.Equal(t, log[5], events[3], "the taker's event in the room is untouched")
-
-	_, want := DecodeJSONLShared([]byte("{oops\n"))
-	require.Error(t, want)
-	_, err = h.ExtendJSONLShared([]byte("{oops\n"))
-	assert.Equal(t, want, err)
 }

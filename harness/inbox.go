@@ -33,7 +33,6 @@ func (b *inbox) nextStepEmpty() bool { return len(b.nextStep) == 0 }
 // claimable appends a step's share to share, left in place: a turn's first step takes one
 // next-turn message and all of the next-step lane; later steps take the next-step lane only. The
 // caller removes each message once its claim is logged, so the log and the inbox never disagree.
-// share is the caller's buffer, kept from step to step: a fresh slice was an allocation a step.
 func (b *inbox) claimable(firstStep bool, share []inboxEntry) []inboxEntry {
 	if firstStep && len(b.nextTurn) > 0 {
 		share = append(share, b.nextTurn[0])
@@ -46,9 +45,8 @@ func (b *inbox) all() []inboxEntry {
 	return append(append([]inboxEntry(nil), b.nextTurn...), b.nextStep...)
 }
 
-// remove takes the message out of its lane, in place: the lane keeps its array for the next
-// push (a lane cut to a new array allocated again at nearly every send). Nothing else holds a
-// lane's array: claimable and all hand out copies.
+// remove takes the message out of its lane, in place. Nothing else holds a lane's array:
+// claimable and all hand out copies.
 func (b *inbox) remove(m inboxEntry) {
 	lane := &b.nextStep
 	if m.lane == LaneNextTurn {

@@ -202,9 +202,7 @@ func (v *Validator) Check(e Event) error {
 	return nil
 }
 
-// checked is the event under check, as far as a refusal names it. A value the checks are handed,
-// not the closure over the event it was: building that closure at every check cost more
-// instructions than most checks themselves.
+// checked is the event under check, as far as a refusal names it.
 type checked struct {
 	seq int64
 	typ string
@@ -357,17 +355,10 @@ func (v *Validator) apply(e Event) {
 	case StepEnd:
 		v.stepOpen = false
 	case ToolCall:
-		if v.calls == nil {
-			v.calls = make(stepCalls, 0, stepCallsRoom)
-		}
 		v.calls.set(d.CallID, false)
 	case ToolResult:
 		v.calls.set(d.CallID, true)
 	case LlmRetry:
-		var firstDelays []float64
-		if v.chains == nil && v.awaitingStart == nil && v.retryOwners.list == nil && v.retryOwners.index == nil {
-			firstDelays = v.takeRetryRoom() // the log's first retry
-		}
 		key := ChainKey{d.Turn, d.Step, d.Provider, d.PolicyKey}
 		prior, continuing := v.chains.find(key)
 		state := ChainState{RetryID: d.RetryID, Retry: d.Retry, FirstMs: e.Time}
@@ -375,7 +366,7 @@ func (v *Validator) apply(e Event) {
 			state.FirstMs = prior.FirstMs
 			state.DelaysMs = append(slices.Clip(prior.DelaysMs), d.DelayMs)
 		} else {
-			state.DelaysMs = append(firstDelays, d.DelayMs) // a new slice but for the first chain
+			state.DelaysMs = []float64{d.DelayMs}
 		}
 		v.chains.set(key, state)
 		v.retryOwners.add(d.RetryID)

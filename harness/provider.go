@@ -36,9 +36,9 @@ type Entry struct {
 }
 
 // Request is what one attempt sends: which turn, step and attempt it belongs to, the
-// conversation so far and the names of the registered tools. Messages and Tools are lent, not
+// conversation so far and the names of the registered tools. Messages and Tools are shared, not
 // copied: a provider reads them and must not change them. The turn loop never changes what it
-// lent either (it appends past the end, and copies before it changes an entry), so a provider
+// shared either (it appends past the end, and copies before it changes an entry), so a provider
 // may keep them as they are.
 type Request struct {
 	Turn     int
@@ -55,9 +55,9 @@ type Conversation struct {
 	// settled is how many entries dropUnanswered has been through: every call among them has its
 	// result (or was dropped), and the results of calls made later come after them.
 	settled int
-	// lent says a request holds the entries' array (snapshot): an entry is not changed in place
-	// until the conversation has an array of its own again.
-	lent bool
+	// shared says a request holds the entries' array (snapshot): an entry is not changed in
+	// place until the conversation has an array of its own again.
+	shared bool
 }
 
 // Len returns the number of entries.
@@ -82,7 +82,7 @@ func (c *Conversation) Compact() int {
 		}
 		entries = append(entries, e)
 	}
-	c.entries, c.lent = entries, false
+	c.entries, c.shared = entries, false
 	c.settled = 0 // the kept entries moved: look at them all again
 	return before - len(entries)
 }
@@ -117,32 +117,21 @@ func (c *Conversation) dropUnanswered() {
 				kept = append(kept, b)
 			}
 		}
-		if c.lent {
-			c.entries, c.lent = slices.Clone(c.entries), false
+		if c.shared {
+			c.entries, c.shared = slices.Clone(c.entries), false
 		}
 		c.entries[i].Blocks = kept
 	}
 	c.settled = len(c.entries)
 }
 
-// add appends one entry. The first makes room for two: a conversation opens with the user's
-// message and the model's answer, for which growing from empty allocated twice.
-func (c *Conversation) add(e Entry) {
-	if c.entries == nil {
-		c.entries = make([]Entry, 0, conversationFirstRoom)
-	}
-	c.entries = append(c.entries, e)
-}
-
-// conversationFirstRoom is the room a conversation's first entry comes with. Measured on the
-// simulator's default mix: two saved an allocation a schedule and a few bytes; four saved the
-// allocation and no bytes (a third of the conversations end at one or two entries).
-const conversationFirstRoom = 2
+// add appends one entry.
+func (c *Conversation) add(e Entry) { c.entries = append(c.entries, e) }
 
 // snapshot is the conversation as a request carries it: the entries themselves, clipped so that
-// an append goes past the request's end, and lent, so that an entry changes only in a copy. Every
-// attempt copied the whole conversation before, about 1.2 KB a simulated schedule.
+// an append goes past the request's end, and shared, so that an entry changes only in a copy: a
+// provider may keep what it was sent without the turn loop copying the conversation for it.
 func (c *Conversation) snapshot() []Entry {
-	c.lent = true
+	c.shared = true
 	return slices.Clip(c.entries)
 }

@@ -28,8 +28,7 @@ func RepairEvents(events []Event) []EventData {
 }
 
 // repairOpen is RepairEvents for a log whose open turn and step (0: none) are known already:
-// a resumed session's invariant layer has just replayed the history, and a second replay only to
-// find them cost a restart as much again.
+// a resumed session's invariant layer knows them from the history it validated.
 func repairOpen(events []Event, turn, step int) []EventData {
 	if turn == 0 {
 		return nil
@@ -37,9 +36,9 @@ func repairOpen(events []Event, turn, step int) []EventData {
 	var repair []EventData
 	if step > 0 {
 		repair = append(repair, repairStep(events, turn, step)...)
-		repair = append(repair, stepEndData(turn, step))
+		repair = append(repair, StepEnd{Turn: turn, Step: step})
 	}
-	return append(repair, turnEndData(turn, TurnEndReason{Kind: EndInterrupted}))
+	return append(repair, TurnEnd{Turn: turn, Reason: TurnEndReason{Kind: EndInterrupted}})
 }
 
 // repairStep gives every call of the open step that lacks a result the result crash repair owes.

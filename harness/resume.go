@@ -14,7 +14,6 @@ func (a *Agent) resume(validated *ValidatedHistory) error {
 	texts := map[string]string{}
 	pending := map[string]inboxEntry{}
 	var order []string
-	a.conversation.entries = make([]Entry, 0, conversationEntriesIn(history)+1) // and room for a crash repair's result
 	for _, e := range history {
 		switch d := e.Data.(type) {
 		case UserMessage:
@@ -61,20 +60,6 @@ func (a *Agent) resume(validated *ValidatedHistory) error {
 	return nil
 }
 
-// conversationEntriesIn is at most how many entries resume adds to the conversation from history:
-// one per claim, answer and result. Grown one doubling at a time, a resumed conversation
-// reallocated its entries at one, two, four and eight.
-func conversationEntriesIn(history []Event) int {
-	n := 0
-	for _, e := range history {
-		switch e.Data.(type) {
-		case InboxClaim, AssistantMessage, ToolResult:
-			n++
-		}
-	}
-	return n
-}
-
 // Wake starts a turn if the inbox holds work and the agent is idle: after resuming from a log,
 // say, whose inbox still held messages. It is a no-op otherwise.
 func (a *Agent) Wake() {
@@ -82,6 +67,6 @@ func (a *Agent) Wake() {
 	start := a.phase == phaseIdle && a.inbox.hasPending() && a.wakeLocked()
 	a.mu.Unlock()
 	if start {
-		a.runtime.Go("driver", a.driver)
+		a.runtime.Go("driver", a.drive)
 	}
 }

@@ -1,9 +1,7 @@
 package harness
 
 import (
-	"context"
 	"errors"
-	"io"
 	"math"
 	"time"
 
@@ -21,26 +19,15 @@ type llmRetry struct {
 	policyKey string
 	session   *Session
 	rt        Runtime // waits go through it (named rt: it is the injected runtime, not the time package)
-	// random is the agent's locked source: a pointer, not the Random interface, 8 bytes fewer,
-	// which the agent needs to stay in its size class (see Agent.retryPlugin).
-	random *lockedRandom
-	// waitOn is what a backoff wait ends early on (see cancels), and maxRetries the pointer the
-	// last llm/retry recorded (see maxRetriesOf): both kept, so that a retry allocates neither.
-	waitOn     [2]context.Context
-	maxRetries *int
-	// idBytes is where newRetryID reads a chain's random bytes.
-	idBytes [16]byte
-	// float64 is random.Float64, the strategy's draw, bound once: a method value made at every
-	// decision allocated its closure each time.
-	float64  func() float64
+	// random is the agent's locked source, for jitter and retry ids.
+	random   *lockedRandom
 	lifetime pluginLifetime
 }
 
-// init readies the plugin in place: it lives in its agent (Agent.retryPlugin), not in an
-// allocation of its own.
+// init readies the plugin in place, in its agent (Agent.retryPlugin).
 func (p *llmRetry) init(strategy RetryStrategy, session *Session, runtime Runtime, random *lockedRandom) {
 	p.strategy, p.policyKey = strategy, strategy.Key()
-	p.session, p.rt, p.random, p.float64 = session, runtime, random, random.Float64
+	p.session, p.rt, p.random = session, runtime, random
 }
 
 // observe tells a strategy with shared state how an attempt went, stamped with the runtime's
@@ -82,7 +69,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		sinceFirst = float64(p.rt.Clock().Now().UnixMilli() - chain.FirstMs)
 	}
 	decision := p.strategy.Decide(RetryContext{
-		Failure: failure, Retry: retry, EarlierDelaysMs: chain.DelaysMs, SinceFirstFailureMs: sinceFirst, Random: p.float64,
+		Failure: failure, Retry: retry, EarlierDelaysMs: chain.DelaysMs, SinceFirstFailureMs: sinceFirst, Random: p.random.Float64,
 	})
 	if decision.GiveUp {
 		return next(), nil
@@ -90,11 +77,11 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	delayMs := decision.DelayMs
 	retryID := chain.RetryID
 	if !continuing {
-		id, err := p.newRetryID()
+		id, err := uuid.NewRandomFromReader(p.random)
 		if err != nil {
 			return false, err
 		}
-		retryID = id
+		retryID = id.String()
 	}
 	record := LlmRetry{
 		RetryID:   retryID,
@@ -108,7 +95,8 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		Failure:   failure,
 	}
 	if normal {
-		record.MaxRetries = p.maxRetriesOf(p.strategy.Budget())
+		budget := p.strategy.Budget()
+		record.MaxRetries = &budget
 	}
 	// The handlers below may have taken their time (always mode asks them first): a cancel or a
 	// disposal meanwhile ends the chain here, before anything is written.
@@ -120,7 +108,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	if _, err := p.session.Append(record); err != nil {
 		return false, err
 	}
-	if err := p.rt.Sleep(durationMs(delayMs), p.cancels(req.Ctx)...); err != nil {
+	if err := p.rt.Sleep(durationMs(delayMs), req.Ctx, p.lifetime.context()); err != nil {
 		return false, nil
 	}
 	if req.Ctx.Err() != nil || p.lifetime.over() {
@@ -131,40 +119,6 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 		return false, err
 	}
 	return true, nil
-}
-
-// newRetryID is uuid.NewRandomFromReader(p.random).String(): a version 4 UUID from 16 bytes of
-// the injected source, the same bytes drawn and the same error on a short read. The bytes are
-// read into a buffer the plugin keeps: NewRandomFromReader's own escaped through the Reader
-// interface, an allocation every chain.
-func (p *llmRetry) newRetryID() (string, error) {
-	if _, err := io.ReadFull(p.random, p.idBytes[:]); err != nil {
-		return "", err
-	}
-	id := uuid.UUID(p.idBytes)
-	id[6] = (id[6] & 0x0f) | 0x40 // version 4
-	id[8] = (id[8] & 0x3f) | 0x80 // variant 10 (RFC 4122)
-	return id.String(), nil
-}
-
-// maxRetriesOf is a pointer to budget for llm/retry's maxRetries: the one the last record got
-// while the budget is the same (a logged event is never changed, so records may share it), a
-// new one when it changed. A fresh int at every record escaped to the heap; so did budget itself,
-// had its address been taken: the parameter moved to the heap at every call, kept or not.
-func (p *llmRetry) maxRetriesOf(budget int) *int {
-	if p.maxRetries == nil || *p.maxRetries != budget {
-		p.maxRetries = new(budget)
-	}
-	return p.maxRetries
-}
-
-// cancels is what a backoff wait ends early on: the step's cancellation, then the plugin's
-// lifetime. It is lent from the plugin, not built at the call: a variadic list escapes through
-// the Runtime interface, an allocation every retry. Only the turn loop's task waits, one wait at
-// a time, and a Runtime's Sleep does not keep the list once it returns.
-func (p *llmRetry) cancels(step context.Context) []context.Context {
-	p.waitOn = [2]context.Context{step, p.lifetime.context()}
-	return p.waitOn[:]
 }
 
 // unlessDisposed wraps the waterfall's next: a retry the handlers below return once the plugin's

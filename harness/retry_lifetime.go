@@ -7,8 +7,7 @@ import (
 
 // pluginLifetime is the llm-retry plugin's lifetime, ended once by disposal. Its context, which
 // only a backoff wait needs (to end at once when the plugin is disposed), is made at the first
-// wait: made with every agent, it was two allocations (a cancelCtx and its cancel func, about 100
-// bytes) that an agent whose requests never failed never used.
+// wait: most agents never wait.
 type pluginLifetime struct {
 	mu    sync.Mutex
 	ended bool

@@ -29,9 +29,8 @@ type Runtime interface {
 	// the full delay elapsed, and context.Cause of the first done context otherwise; when one is
 	// already done it returns at once. This is the seed's cancellableDelay, with the fused signal
 	// (step and plugin lifetime) passed as several contexts, because merging contexts needs a
-	// goroutine the simulator would not own. The cancel list is lent for the call: the harness
-	// reuses its array from one backoff to the next, so an implementation must neither keep nor
-	// write it once Sleep returns (copy the contexts it needs longer).
+	// goroutine the simulator would not own. The cancel list is the caller's: an implementation
+	// must neither keep nor write it once Sleep returns (copy the contexts it needs longer).
 	Sleep(d time.Duration, cancel ...context.Context) error
 	// NewQueue makes an unbounded FIFO queue whose Get blocks through this runtime.
 	NewQueue(name string) Queue

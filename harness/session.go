@@ -37,16 +37,8 @@ type Session struct {
 	// while some task shows them (one at a time, so every observer sees the log's order).
 	pending    []Event
 	delivering bool
-	// onObserverPanic hears an observer that panicked (the agent reports it as agent/error). An
-	// interface the agent itself implements, not a func: the agent's method value allocated a
-	// closure for every agent built.
+	// onObserverPanic hears an observer that panicked (the agent reports it as agent/error).
 	onObserverPanic observerPanicHandler
-	// Room in the session itself for its first observer and its first two pending events: most
-	// sessions have one observer (the simulator's), and events are shown one at a time, or two
-	// (a send appends its message and its inbox push before showing them), so these were small
-	// allocations of their own for every session.
-	observerRoom [1]func(Event)
-	pendingRoom  [2]Event
 }
 
 // observerPanicHandler hears a session observer's contained panic: the *Agent that owns the
@@ -61,9 +53,8 @@ func NewSession(clock Clock, store Store) *Session {
 	return newSession(clock, store, sessionEventsCap)
 }
 
-// newSession is NewSession with room for capacity events. An agent resuming from a history
-// passes 0: the history brings the log's buffer, sized to it (resumeFrom), and a buffer made here
-// would be dropped unused (1.5 KB a restart).
+// newSession is NewSession with space for capacity events. An agent resuming from a history
+// passes 0: the history brings the log (resumeFrom).
 func newSession(clock Clock, store Store, capacity int) *Session {
 	if store == nil {
 		store = MemoryStore{}
@@ -75,23 +66,24 @@ func newSession(clock Clock, store Store, capacity int) *Session {
 	return s
 }
 
-// sessionEventsCap is the room a new session's log starts with: half the simulator's default-mix
-// sessions stay within it (their median is about 25 events), where growing from empty
-// reallocated the log five times on the way to 32.
+// sessionEventsCap is how many events a new session's log has space for before it grows: a
+// session usually logs a few dozen.
 const sessionEventsCap = 32
 
 // resumeFrom takes in a log written earlier (by a process that may have crashed), validated
 // (ValidatedHistory), without judging its events again: the history's invariant state, which
-// they left, becomes the session's, and its events (with room for the events the resumed
-// session goes on to write, as a new one has) its log. The events are already in the store:
-// nothing is written.
+// they left, becomes the session's, and its events its log. The events are already in the
+// store: nothing is written.
 func (s *Session) resumeFrom(h *ValidatedHistory) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.events) > 0 {
 		return fmt.Errorf("harness: history: the session already holds %d events", len(s.events))
 	}
-	s.events, s.validator = h.take()
+	// The resumed session goes on writing, as a new one does: its log has the same space to grow.
+	history := h.Events()
+	s.events = append(make([]Event, 0, len(history)+sessionEventsCap), history...)
+	s.validator = h.Validator()
 	return nil
 }
 
@@ -127,7 +119,7 @@ func (s *Session) appendQuiet(data EventData) (Event, error) {
 	s.validator.apply(e)
 	s.events = append(s.events, e)
 	if len(s.observers) > 0 {
-		s.pending = append(s.pending, e) // in pendingRoom from the first Observe on
+		s.pending = append(s.pending, e)
 	}
 	return e, nil
 }
@@ -144,9 +136,7 @@ func (s *Session) deliver() {
 		return
 	}
 	s.delivering = true
-	// By index, with the buffer kept for the next delivery: reslicing it as it went and dropping
-	// it at the end allocated a new one for nearly every event of an observed session (30 per
-	// simulated schedule).
+	// By index: an observer's own appends join the list while it is being shown.
 	for i := 0; i < len(s.pending); i++ {
 		e := s.pending[i]
 		observers := s.observers
@@ -184,14 +174,7 @@ func (s *Session) observe(fn func(Event), e Event) {
 func (s *Session) Observe(fn func(Event)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.observers == nil {
-		// The room is never written again: a later Observe appends to a copy (the slice is
-		// clipped), so a delivery that holds the list keeps seeing it as it was.
-		s.observerRoom[0] = fn
-		s.observers = s.observerRoom[:1:1]
-		s.pending = s.pendingRoom[:0]
-		return
-	}
+	// Appended to a copy: a delivery that holds the list keeps seeing it as it was.
 	s.observers = append(slices.Clip(s.observers), fn)
 }
 
@@ -212,8 +195,7 @@ func (s *Session) AppendEvents(buf []Event) []Event {
 }
 
 // Log returns the log so far without copying it: for a reader that keeps the log as it grows
-// (the simulator's record of what an incarnation acknowledged, taken after every event), to
-// which a copy each time, or an append to a copy of its own, cost the log's size again. The
+// (the simulator's record of what an incarnation acknowledged, taken after every event). The
 // session only ever appends, and never changes an event it holds, so what Log returned never
 // changes: later events go past its end (clipped, so that an append to it copies instead). It
 // must not be modified.

@@ -10,11 +10,11 @@ import (
 // the same step, whenever the waterfall asks for a retry), logs the assembled answer, and runs
 // the tool calls the answer asks for. step/end is written on every way out once step/start was.
 func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err error) {
-	if err := a.appendUnlessCancelled(ctx, stepStartData(turn, step)); err != nil {
+	if err := a.appendUnlessCancelled(ctx, StepStart{Turn: turn, Step: step}); err != nil {
 		return "", err
 	}
 	defer func() {
-		if _, endErr := a.session.Append(stepEndData(turn, step)); endErr != nil && err == nil {
+		if _, endErr := a.session.Append(StepEnd{Turn: turn, Step: step}); endErr != nil && err == nil {
 			err = endErr
 		}
 	}()

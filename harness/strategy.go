@@ -76,9 +76,7 @@ func (p RetryPolicy) Strategy() RetryStrategy { return SeedStrategy{Policy: p} }
 
 // defaultStrategy is the strategy of an agent given neither a policy nor a strategy:
 // DefaultRetryPolicy's, made once and shared (a strategy never changes its policy, and an agent
-// never hands its strategy out), its key spelled out once into the policy's Key, the same text
-// the agent derived before. Made per agent, it was three allocations (the codes' copy, the box,
-// the key) and the key's formatting of three floats.
+// never hands its strategy out), its key spelled out once into the policy's Key.
 var defaultStrategy = sync.OnceValue(func() RetryStrategy {
 	policy := DefaultRetryPolicy()
 	policy.Key = policy.PolicyKey()

@@ -90,14 +90,13 @@ type toolSlot struct {
 // runGroup runs calls[from:to] with at most limit in flight, and returns the index of the first
 // call it did not start.
 //
-// Each call's task writes its result into its slot and hands in only its index: a result sent
-// through the queue was boxed, and then moved to the heap again to be pointed at, two
-// allocations a call. The slots are taken from the agent (toolSlots) and given back only when
-// the group drained every call it started: a group left by a panic keeps them, so that a call
-// still running can never write into the slots of a later group.
+// Each call's task writes its result into its slot and hands in only its index, so results are
+// committed in call order whatever order they finish in. The slots are taken from the agent
+// (toolSlots) and given back only when the group drained every call it started: a group left by
+// a panic keeps them, so that a call still running can never write into the slots of a later
+// group.
 func (x *toolExecutor) runGroup(from, to, limit int) int {
 	if x.queueName == "" {
-		// Not fmt.Sprintf: the same text, without its boxing and parsing.
 		x.queueName = "tools(turn " + strconv.Itoa(x.turn) + " step " + strconv.Itoa(x.step) + ")"
 	}
 	done := x.agent.runtime.NewQueue(x.queueName)
@@ -147,7 +146,7 @@ func (x *toolExecutor) runGroup(from, to, limit int) int {
 }
 
 // dispatch writes tool/call and starts the call on its own task, which leaves the result in slot
-// and then puts index to done (an int below 256 is boxed without an allocation).
+// and then puts index to done.
 func (x *toolExecutor) dispatch(index int, done Queue, slot *ToolResult) error {
 	call := x.calls[index]
 	if _, err := x.agent.session.Append(ToolCall{Turn: x.turn, Step: x.step, CallID: call.CallID, Name: call.Name, Arguments: call.Arguments}); err != nil {

@@ -2,11 +2,9 @@ package harness
 
 import "fmt"
 
-// toolSet is the agent's registered tools, found by name. An agent has a few tools (the
-// simulator's have three), and for a few a scan of their names beats a map: a map[string]Tool
-// cost every agent about 400 bytes and a hash per registration, where the list the set keeps
-// anyway costs nothing more. Past toolSetScanMax tools, lookups go through an index instead, so
-// an agent with many tools does not pay a long scan per call.
+// toolSet is the agent's registered tools, found by name: by a scan of their names while they
+// are few, as an agent's usually are, and past toolSetScanMax tools through an index, so that an
+// agent with many tools does not pay a long scan per call.
 type toolSet struct {
 	tools []Tool
 	// names are the tools' names in registration order: a request's Tools (nil without tools).

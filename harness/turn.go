@@ -13,8 +13,7 @@ type turnEndError struct{ err error }
 func (e *turnEndError) Error() string { return "harness: turn/end not written: " + e.err.Error() }
 func (e *turnEndError) Unwrap() error { return e.err }
 
-// escapes reports whether err is (or wraps) a turnEndError. errors.AsType, not errors.As: As
-// needs its target on the heap, an allocation after every turn the driver runs.
+// escapes reports whether err is (or wraps) a turnEndError.
 func escapes(err error) bool {
 	_, ok := errors.AsType[*turnEndError](err)
 	return ok
@@ -34,8 +33,8 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		a.emitError(AgentError{Turn: turn, Source: "turn/start", Err: err})
 		return false, &turnEndError{err: err} // no turn was opened, so none must be settled
 	}
-	// ends is a value, not a pointer: each way a turn ends allocated one before. Its Kind is set on
-	// every way out; only max-tokens, once set, stays.
+	// ends is how the turn ends. Its Kind is set on every way out; only max-tokens, once set,
+	// stays.
 	var ends TurnEndReason
 	current := 0      // the step running, for agent/error; 0 outside steps
 	returned := false // set on the way out by return: an earlier step may have set ends already
@@ -114,7 +113,7 @@ func (a *Agent) writeTurnEnd(ctx context.Context, turn int, ends TurnEndReason) 
 	if ctx.Err() != nil && ends.Kind != EndAborted {
 		ends = abortedBy(ctx)
 	}
-	_, err := a.session.appendQuiet(turnEndData(turn, ends))
+	_, err := a.session.appendQuiet(TurnEnd{Turn: turn, Reason: ends})
 	return err
 }
 

@@ -29,8 +29,7 @@ type RequestErrorHandler interface {
 // waterfall is the ordered chain of handlers: llm-retry first, then the configured ones.
 type waterfall struct {
 	handlers []RequestErrorHandler
-	// report hears a handler's error: the agent (its emitError), not the method value, which
-	// allocated a closure for every agent built.
+	// report hears a handler's error: the agent.
 	report errorReporter
 }
 
@@ -39,9 +38,7 @@ type errorReporter interface {
 	emitError(AgentError)
 }
 
-// decide runs the chain from handler i. Nothing returned means the failure is terminal. On a
-// pointer: the next func each handler is given escapes, and a copy of the waterfall in it made
-// it twice the size (64 bytes, not 32, at every handler a failure passes).
+// decide runs the chain from handler i. Nothing returned means the failure is terminal.
 func (w *waterfall) decide(req *RequestError, i int) bool {
 	if i >= len(w.handlers) {
 		return false

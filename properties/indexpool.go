@@ -59,8 +59,6 @@ type indexBuffers struct {
 	// cancels holds every turn's cancelsOf answer, one after another.
 	cancels []Cancel
 	runs    map[callKey]ToolRun
-	// decoder is log-replays' decoder of the run's JSON Lines.
-	decoder harness.JSONLDecoder
 	// largestEvents and largestBytes are the largest log the buffers were grown for, in events
 	// and in JSON Lines bytes: whether the index may be held as the spare.
 	largestEvents, largestBytes int

@@ -5,10 +5,11 @@ import (
 	"strings"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 )
 
 func checkLogReplays(x *index, v *violations) {
-	readBack, decoded, err := readBackJSONL(&x.run, &x.bufs.decoder)
+	readBack, decoded, err := readBackJSONL(&x.run)
 	if err != nil {
 		v.add(0, -1, "the JSON Lines log does not decode: %v", err)
 		return
@@ -53,26 +54,23 @@ func checkRunCompletes(x *index, v *violations) {
 	}
 }
 
-// readBackJSONL decodes r.JSONL with d (DecodeShared: ReadJSONL's answer, faster, without a copy
-// of the text, into the memory of the index's decoder: the decoded events are compared and
-// dropped before the next run's check decodes again): readBack is
-// r.ReadBack's events, for the lines it decoded already (nil when it covers none), and decoded
-// the decoding of the lines after them. Lines the read-back covers to the end are not decoded
-// again, not even as an empty rest (which DecodeJSONL hands to ReadJSONL and its buffer).
-func readBackJSONL(r *Run, d *harness.JSONLDecoder) (readBack, decoded []harness.Event, err error) {
+// readBackJSONL decodes r.JSONL (eventjson.Decode): readBack is r.ReadBack's events, for the
+// lines it decoded already (nil when it covers none), and decoded the decoding of the lines after
+// them. Lines the read-back covers to the end are not decoded again.
+func readBackJSONL(r *Run) (readBack, decoded []harness.Event, err error) {
 	rb := r.ReadBack
 	if rb == nil || len(rb.Bytes) == 0 || !bytes.HasPrefix(r.JSONL, rb.Bytes) {
-		decoded, err = d.DecodeShared(r.JSONL)
+		decoded, err = eventjson.Decode(r.JSONL)
 		return nil, decoded, err
 	}
 	if len(r.JSONL) == len(rb.Bytes) {
 		return rb.Events, nil, nil
 	}
-	decoded, err = d.DecodeShared(r.JSONL[len(rb.Bytes):])
+	decoded, err = eventjson.Decode(r.JSONL[len(rb.Bytes):])
 	if err != nil {
 		// The whole log again: its error names its line (and a read-back that ended inside a
 		// line leaves a rest that alone does not decode).
-		decoded, err = d.DecodeShared(r.JSONL)
+		decoded, err = eventjson.Decode(r.JSONL)
 		return nil, decoded, err
 	}
 	return rb.Events, decoded, nil

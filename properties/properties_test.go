@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 )
 
 func TestCatalogueIsWellFormed(t *testing.T) {
@@ -28,7 +29,7 @@ func run(t *testing.T, data ...harness.EventData) *Run {
 		r.Log = append(r.Log, harness.Event{Seq: int64(i + 1), Type: d.EventType(), Time: int64(i), Data: d})
 	}
 	var buf bytes.Buffer
-	require.NoError(t, harness.WriteJSONL(&buf, r.Log))
+	require.NoError(t, eventjson.Write(&buf, r.Log))
 	r.JSONL = buf.Bytes()
 	r.Trace.IdleAtMs = int64(len(data))
 	return r

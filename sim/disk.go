@@ -18,9 +18,8 @@ import (
 // to the scheduler, so a store operation is atomic with respect to the simulated tasks, as a
 // system call is: a crash strikes between two of them, or inside a write when armed to.
 type disk struct {
-	// files are the disk's files, in the order they were created: searched in order, not a map,
-	// since the world's disk holds one (the session log), and a map allocated its table on the
-	// first file and had its keys sorted into a new slice at every power loss.
+	// files are the disk's files, in the order they were created (a power loss goes through them
+	// in that order): a world's disk holds one, the session log.
 	files []*diskFile
 	// open are the handles not yet closed; a crash closes them all, as the kernel closes a dead
 	// process's files (and so drops its locks).
@@ -31,18 +30,11 @@ type disk struct {
 	die   func(faults.Action)
 	// spare is an empty buffer an earlier run left (scratch.go), for the first file's bytes.
 	spare []byte
-	// Room in the disk itself for what a world's disk holds, its one file and the one or two
-	// handles open on it at a time, each an allocation of its own otherwise: files and open
-	// start in these arrays, and the first file is firstFile.
-	firstFile  diskFile
-	filesRoom  [1]*diskFile
-	handleRoom [2]*diskHandle
 }
 
 // diskFile is one file's content, written and synced. The synced bytes are written[:syncedLen],
 // sharing written's array, as long as written is synced plus more; a truncate that cuts into them
-// (diverged) moves the written ones to a copy first. One copy of a log, not two: a sync no longer
-// copies the bytes it makes durable.
+// (diverged) moves the written ones to a copy first, so that the synced bytes stay as they were.
 type diskFile struct {
 	path      string
 	written   []byte
@@ -51,13 +43,7 @@ type diskFile struct {
 	// then no longer synced plus more, and a power loss brings back synced (their copy) as it was.
 	diverged bool
 	synced   []byte
-	// lent is how many of written's bytes a reader may hold in written's own array (Lend): they
-	// are never written over in place, so a power loss that cuts into them moves the written
-	// bytes to a copy first, as a truncate into the synced ones does. A truncate gives back the
-	// lent bytes it cuts off (filestore.Lender): the store truncates only its torn tail, which
-	// it keeps nothing of.
-	lent   int
-	locked *diskHandle
+	locked   *diskHandle
 }
 
 // syncedBytes is what of the file a power loss would leave now.
@@ -76,17 +62,12 @@ type diskHandle struct {
 }
 
 var (
-	_ filestore.FS       = (*disk)(nil)
-	_ filestore.File     = (*diskHandle)(nil)
-	_ filestore.LineRoom = (*diskHandle)(nil)
-	_ filestore.Lender   = (*diskHandle)(nil)
+	_ filestore.FS    = (*disk)(nil)
+	_ filestore.File  = (*diskHandle)(nil)
+	_ filestore.Sizer = (*diskHandle)(nil)
 )
 
-func newDisk() *disk {
-	d := &disk{}
-	d.files, d.open = d.filesRoom[:0], d.handleRoom[:0]
-	return d
-}
+func newDisk() *disk { return &disk{} }
 
 // file is the file at path, or nil.
 func (d *disk) file(path string) *diskFile {
@@ -102,12 +83,7 @@ func (d *disk) file(path string) *diskFile {
 func (d *disk) OpenFile(path string) (filestore.File, error) {
 	f := d.file(path)
 	if f == nil {
-		if len(d.files) == 0 {
-			f = &d.firstFile
-		} else {
-			f = new(diskFile)
-		}
-		*f = diskFile{path: path, written: d.spare}
+		f = &diskFile{path: path, written: d.spare}
 		d.spare = nil
 		d.files = append(d.files, f)
 	}
@@ -156,23 +132,15 @@ func (d *disk) losePower(unsynced string) (droppedBytes int) {
 			// What is kept is the synced copy; the written array is left to readers that hold it.
 			droppedBytes += max(len(f.written)-len(f.synced), 0)
 			f.written, f.syncedLen, f.synced, f.diverged = slices.Clone(f.synced), len(f.synced), nil, false
-			f.lent = 0
 			continue
 		}
-		// What is kept is a prefix of the written bytes, and synced now: it stays in their array,
-		// whose room later writes go on using (a copy of exactly the kept bytes was regrown by the
-		// next write). The bytes past it were never synced, so no reader of synced bytes sees them
-		// change.
+		// What is kept is a prefix of the written bytes, and synced now: it stays in their array.
+		// The bytes past it were never synced, so no reader of synced bytes sees them change.
 		kept := f.syncedLen
 		if unsynced == faults.UnsyncedTorn {
 			kept += (len(f.written) - f.syncedLen) / 2
 		}
 		droppedBytes += len(f.written) - kept
-		if kept < f.lent {
-			// The next write would change lent bytes under their reader: they stay where they
-			// are, the kept ones move to a copy.
-			f.written, f.lent = slices.Clone(f.written[:kept]), 0
-		}
 		f.written, f.syncedLen = f.written[:kept], kept
 	}
 	return droppedBytes
@@ -185,16 +153,12 @@ func (h *diskHandle) check(op string) error {
 	return nil
 }
 
-// Lend lends the written bytes themselves, not a copy: the store reads a log back at every
-// restart, and its copy was a restart's largest allocation. The file never writes over lent bytes
-// in place (lent): a power loss that cuts into them moves the written bytes to a copy first.
-func (h *diskHandle) Lend() ([]byte, error) {
-	if err := h.check("read"); err != nil {
-		return nil, err
+// Size is how many bytes are written: the store reads the file into one buffer of that size.
+func (h *diskHandle) Size() (int64, error) {
+	if err := h.check("stat"); err != nil {
+		return 0, err
 	}
-	f := h.file
-	f.lent = len(f.written) // never less than before: a cut below lent bytes forgets them
-	return f.written[:f.lent:f.lent], nil
+	return int64(len(h.file.written)), nil
 }
 
 // ReadAt reads the written bytes.
@@ -221,43 +185,12 @@ func (h *diskHandle) Write(p []byte) (int, error) {
 	if d := h.disk; d.armed != nil {
 		crash := *d.armed
 		d.armed = nil
-		h.file.append(p[:writtenBytes(crash.Written, len(p))])
+		h.file.written = append(h.file.written, p[:writtenBytes(crash.Written, len(p))]...)
 		d.die(crash)
 		panic("sim: invariant: the process went on after dying inside a write")
 	}
-	h.file.append(p)
+	h.file.written = append(h.file.written, p...)
 	return len(p), nil
-}
-
-// Room is the written bytes' free capacity past their end, grown to at least n bytes: the store
-// encodes its next line there, and Write finds it in place. Only a write ever fills that room,
-// so the store lends nothing another reader holds (the synced bytes end before it).
-func (h *diskHandle) Room(n int) []byte {
-	if h.closed {
-		return nil // the store's own allocation, then; its Write fails on the closed handle
-	}
-	f := h.file
-	if cap(f.written)-len(f.written) < n {
-		f.grow(n)
-	}
-	return f.written[len(f.written):len(f.written)]
-}
-
-// grow makes room for n more written bytes, as an append of them would: apart from Room, which
-// runs at every append, deep in the agent's stack.
-//
-//go:noinline
-func (f *diskFile) grow(n int) { f.written = slices.Grow(f.written, n) }
-
-// append appends p to the written bytes; a p already in place past them (Room's) only extends
-// them, without copying p onto itself.
-func (f *diskFile) append(p []byte) {
-	w := f.written
-	if len(p) > 0 && len(w)+len(p) <= cap(w) && &w[:len(w)+1][len(w)] == &p[0] {
-		f.written = w[:len(w)+len(p)]
-		return
-	}
-	f.written = append(w, p...)
 }
 
 // writtenBytes is how many of n bytes a write that a crash cuts short leaves written.
@@ -294,10 +227,10 @@ func (h *diskHandle) Truncate(size int64) error {
 		// The next write would overwrite synced bytes in the shared array: the synced bytes stay
 		// where they are (for whoever holds them), the written ones move to a copy.
 		f.synced, f.diverged = f.written[:f.syncedLen:f.syncedLen], true
-		f.written, f.lent = slices.Clone(f.written[:size]), 0
+		f.written = slices.Clone(f.written[:size])
 		return nil
 	}
-	f.written, f.lent = f.written[:size], min(f.lent, int(size)) // the reader gives back what it cut
+	f.written = f.written[:size]
 	return nil
 }
 

@@ -227,57 +227,15 @@ func TestADiskKeepsItsFilesApart(t *testing.T) {
 	assert.Len(t, d.files, 2)
 }
 
-// A world's disk, its one file and the handle open on it cost two allocations (the disk and the
-// handle): the file and the lists of files and handles live in the disk itself.
-func TestADiskWithOneFileAllocatesTheDiskAndItsHandle(t *testing.T) {
-	allocs := testing.AllocsPerRun(100, func() {
-		d := newDisk()
-		if _, err := d.OpenFile(sessionLogPath); err != nil {
-			t.Fatal(err)
-		}
-	})
-	assert.Equal(t, 2.0, allocs)
-}
-
-// The room a file lends past its end (filestore.LineRoom) is only ever filled by a write: a line
-// encoded there is written in place, without a copy, and is the file's then; bytes left there by a
-// line that was never written (a refused append) are not, and the next write takes their place.
-// The synced bytes handed out before stay as they were, and a write from elsewhere is copied.
-func TestALineEncodedInTheFilesRoomIsWrittenInPlace(t *testing.T) {
-	d := newDisk()
-	f := openOn(t, d, "log")
-	write(t, f, "one\n")
-	require.NoError(t, f.Sync())
-	synced := d.syncedContents("log")
-	room := f.(filestore.LineRoom).Room(16)
-	require.Empty(t, room)
-	require.GreaterOrEqual(t, cap(room), 16)
-	_ = append(room, "refused\n"...) // encoded, never written
-	line := append(f.(filestore.LineRoom).Room(16), "two\n"...)
-	n, err := f.Write(line)
-	require.NoError(t, err)
-	require.Equal(t, 4, n)
-	written := d.contents("log")
-	assert.Equal(t, "one\ntwo\n", string(written))
-	assert.Same(t, &written[4], &line[0], "the line was taken where it was encoded")
-	write(t, f, "six\n")
-	assert.Equal(t, "one\ntwo\nsix\n", string(d.contents("log")), "a write from elsewhere is copied")
-	assert.Equal(t, "one\n", string(synced))
-	require.NoError(t, f.Close())
-	assert.Nil(t, f.(filestore.LineRoom).Room(16), "a closed handle lends nothing")
-}
-
-// A crash inside the write of a line encoded in the room leaves as much of it as a crash leaves
-// of any write, and the store goes on from the file's content after a restart.
-func TestACrashInsideAWriteFromTheRoomLeavesItsPart(t *testing.T) {
+// A crash inside a write leaves as much of the line as the crash says: half of it, torn.
+func TestACrashInsideAWriteLeavesItsPart(t *testing.T) {
 	d := newDisk()
 	f := openOn(t, d, "log")
 	write(t, f, "one\n")
 	var died faults.Action
 	d.die = func(a faults.Action) { died = a; panic("died") }
 	d.armed = &faults.Action{Written: faults.WrittenTorn}
-	line := append(f.(filestore.LineRoom).Room(16), "three\n"...)
-	assert.PanicsWithValue(t, "died", func() { _, _ = f.Write(line) })
+	assert.PanicsWithValue(t, "died", func() { _, _ = f.Write([]byte("three\n")) })
 	assert.Equal(t, faults.WrittenTorn, died.Written)
 	assert.Equal(t, "one\nthr", string(d.contents("log")))
 }

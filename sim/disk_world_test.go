@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/turnsim/turnsim/faults"
-	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 )
 
 // The world keeps the agent's log with the real file store: after a torn write, the restart goes
@@ -27,7 +27,7 @@ func TestTheWorldRunsTheRealFileStoreThroughATornWrite(t *testing.T) {
 		t.Logf("seed %d: %d crashes, %d restarts", seed, len(out.Trace.Crashes), len(out.Trace.Restarts))
 		assert.Empty(t, out.Violations)
 		require.NotNil(t, w.disk)
-		encoded, err := harness.AppendJSONL(nil, out.Log)
+		encoded, err := eventjson.Append(nil, out.Log)
 		require.NoError(t, err)
 		assert.Equal(t, string(encoded), string(w.disk.contents(sessionLogPath)), "the disk holds the session's log, and nothing else")
 		assert.Equal(t, string(out.JSONL), string(out.Trace.DurableAtEnd), "and every line of it is synced")
@@ -85,7 +85,7 @@ func TestAKeptLogsFileIsTheSessionsJSONLines(t *testing.T) {
 				continue // the shortcut's own condition: the log is encoded
 			}
 			served++
-			encoded, err := harness.AppendJSONL(nil, out.Log)
+			encoded, err := eventjson.Append(nil, out.Log)
 			require.NoError(t, err)
 			require.Equal(t, string(encoded), string(out.JSONL), "mix %v seed %d: the file is the session log's JSON Lines", mix, seed)
 		}

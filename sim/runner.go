@@ -131,8 +131,6 @@ func RunSeedAgent(seed int64, allowed []string, checkDeterminism bool, agent Age
 		var again [sha256.Size]byte
 		runForResult(newRunSchedule(seed, allowed), agent, func(o *Outcome) { again = o.Digest })
 		if again != r.Digest {
-			// Copies of the digests to slice: slicing r's own made all of r escape to the heap,
-			// an allocation for every seed, differing or not.
 			first, second := r.Digest, again
 			r.Violations = append(r.Violations, properties.Violation{
 				Property: DeterminismProperty, AtMs: -1,

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 	"github.com/turnsim/turnsim/properties"
 )
 
@@ -100,7 +101,7 @@ func TestScenariosOnTheProductionRuntime(t *testing.T) {
 			require.NoError(t, harness.ValidateLog(real.Events), "the log is well-formed")
 			assert.True(t, real.Idle, "the agent settles idle")
 			var jsonl bytes.Buffer
-			require.NoError(t, harness.WriteJSONL(&jsonl, real.Events))
+			require.NoError(t, eventjson.Write(&jsonl, real.Events))
 			late := watch.late()
 			verdict := properties.CheckLogWith(real.Events, jsonl.Bytes(), properties.LogOptions{LateMs: late.Milliseconds() + 2})
 			assert.Empty(t, verdict.Violations, "what must hold on real goroutines")

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 )
 
 // at renders events as "virtual-ms description" lines: the form the scenario tests state their
@@ -279,7 +280,7 @@ func TestScenariosAreDeterministic(t *testing.T) {
 			for i := range logs {
 				r, err := SimulateScenario(name, seed)
 				require.NoError(t, err)
-				require.NoError(t, harness.WriteJSONL(&logs[i], r.Events))
+				require.NoError(t, eventjson.Write(&logs[i], r.Events))
 			}
 			require.Equal(t, logs[0].String(), logs[1].String(), "%s seed %d", name, seed)
 		}

@@ -57,18 +57,15 @@ func deriveSeed(seed int64, stream uint64) int64 { return splitmix.Derive(seed, 
 // NewSchedule draws the schedule of a seed. allowed restricts the swarm to those faults (nil:
 // the whole catalogue), as simrun's -faults flag does.
 func NewSchedule(seed int64, allowed []string) Schedule {
-	// DrawSwarm, then DrawPlan: in one call, which spares DrawPlan reading the swarm back, from
-	// the plan stream's seed, which spares a *rand.Rand (faults.DrawScheduleSeeded).
-	swarm, plan := faults.DrawScheduleSeeded(deriveSeed(seed, streamPlan), allowed)
+	swarm, plan := faults.DrawSchedule(faults.NewRand(deriveSeed(seed, streamPlan)), allowed)
 	return scheduleOf(seed, swarm, plan)
 }
 
 // newRunSchedule is NewSchedule(seed, allowed) without its Swarm, for a caller that only runs it
-// and reads nothing of it (RunSeedAgent): a run reads the plan and the strategy, never the
-// swarm, whose map was about 1 KB, four allocations and about 5,000 instructions a seed
-// (faults.DrawPlanSeeded).
+// and reads nothing of it (RunSeedAgent): a run reads the plan and the strategy, never the swarm.
 func newRunSchedule(seed int64, allowed []string) Schedule {
-	return scheduleOf(seed, nil, faults.DrawPlanSeeded(deriveSeed(seed, streamPlan), allowed))
+	_, plan := faults.DrawSchedule(faults.NewRand(deriveSeed(seed, streamPlan)), allowed)
+	return scheduleOf(seed, nil, plan)
 }
 
 // scheduleOf is the schedule of seed with swarm and plan, and the seed's strategy.

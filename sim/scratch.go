@@ -9,17 +9,14 @@ import (
 	"github.com/turnsim/turnsim/sim/sched"
 )
 
-// Buffers a sweep reuses from one seed to the next. A seed's run allocated about 90 KB, and with
-// a live heap of about a megabyte the collector ran every 30 or so seeds, so its cost followed
-// the bytes allocated, not what stayed live. The two largest buffers of a run, the simulated
-// disk's copy of the session log (about 10 KB a seed, grown by doubling) and the JSON Lines log
-// the digest and log-replays read (about 6 KB), are dead once the run's result is taken; a sweep
-// (RunSeedAgent, the shrinker) hands them to the next seed instead of to the collector. So is the
-// run's scheduler, with its tasks, queues and processes (about 3 KB and a dozen allocations):
-// the next seed resets it (sched.Scheduler.Reset). So are the world's parts (about 1.8 KB) and
-// the arrays of its trace and provider (requests, their conversations, sends, cancels, waits,
-// errors, tool runs, streamed calls: about 3.5 KB and half a dozen allocations): the next seed's
-// world is built in them.
+// Buffers a sweep reuses from one seed to the next. A seed's run allocates its world, its
+// scheduler, its trace and two copies of its log (the simulated disk's, and the JSON Lines the
+// digest and log-replays read), all dead once the run's result is taken; with a live heap of
+// a megabyte or so, the collector's work follows what a seed allocates rather than what stays
+// live. So a sweep (RunSeedAgent, the shrinker) hands the next seed the largest of them instead
+// of the collector: the disk's buffer and the JSON Lines buffer, the scheduler with its tasks,
+// queues and processes (reset: sched.Scheduler.Reset), the world's parts and the arrays of its
+// trace and provider, in which the next seed's world is built.
 //
 // Only what nobody can still see is reused: the Outcome a sweep looks at is dropped before its
 // buffers are (and holds nothing of the scheduler but the RunReport, which Reset leaves alone),
@@ -35,21 +32,21 @@ type scratch struct {
 	// outcome is the run's Outcome while keep looks at it (runForResult), zero otherwise.
 	outcome Outcome
 	log     []byte // the disk's first file's buffer
-	// lentLog is the buffer takeLog lent the current run: the disk may trade it for a smaller
+	// givenLog is the buffer takeLog gave the current run: the disk may trade it for a smaller
 	// copy (a power loss's truncation), and reclaim then keeps the larger of the two.
-	lentLog []byte
+	givenLog []byte
 	// scheduler is a finished run's, for the next run to reset, or nil.
 	scheduler *sched.Scheduler
 	// parts is the world the scratch's current or last run was built in (newWorldWith), or nil;
 	// incarnation its first incarnation's parts (startIncarnation) and llmErrors its provider's
-	// first room for errors (newLlmError). They stay here while lent: the scratch forgets them
-	// when the run hangs (forgetLent), and clears them for the next run otherwise.
+	// first array of errors (newLlmError). They stay here while the run uses them: the scratch
+	// forgets them when the run hangs (forgetGiven), and clears them for the next run otherwise.
 	parts       *worldParts
 	incarnation *incarnationParts
 	llmErrors   []harness.LlmError
 	// trace holds a finished run's trace arrays, empty and cleared, for the next run's records;
 	// messages and asked its provider's and tracer's arrays (requestMessages, askCall); messages
-	// stays here while lent.
+	// stays here while the run uses it.
 	trace    properties.Trace
 	messages []properties.RequestMessage
 	asked    []askedCall
@@ -63,7 +60,7 @@ type scratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-// takeJSONL is a buffer for the JSON Lines log, empty, with room for at least size bytes.
+// takeJSONL is a buffer for the JSON Lines log, empty, with space for at least size bytes.
 func (s *scratch) takeJSONL(size int) []byte {
 	if s == nil || cap(s.jsonl) < size {
 		return make([]byte, 0, size)
@@ -79,7 +76,7 @@ func (s *scratch) takeLog() []byte {
 		return nil
 	}
 	b := s.log[:0]
-	s.lentLog, s.log = s.log, nil
+	s.givenLog, s.log = s.log, nil
 	return b
 }
 
@@ -121,15 +118,15 @@ func kept[T any](p **T) *T {
 	return *p
 }
 
-// forgetLent drops what the scratch lent its run for good: a hung task of the run may still use
+// forgetGiven drops what the scratch gave its run for good: a hung task of the run may still use
 // it.
-func (s *scratch) forgetLent() {
-	s.parts, s.incarnation, s.llmErrors, s.lentLog, s.messages = nil, nil, nil, nil, nil
+func (s *scratch) forgetGiven() {
+	s.parts, s.incarnation, s.llmErrors, s.givenLog, s.messages = nil, nil, nil, nil, nil
 	s.tools, s.toolsRuntime, s.toolsTracer = [plannedTools]harness.Tool{}, nil, nil
 }
 
-// lendTools puts into tools, room in a new world on rt traced by t, turnsim's own tools an
-// earlier run made for the same rt and t, and returns them; or returns tools as it is.
+// lendTools appends to tools, a new world's on rt traced by t, turnsim's own tools an earlier
+// run made for the same rt and t, and returns them; or returns tools as it is.
 func (s *scratch) lendTools(tools []harness.Tool, rt harness.Runtime, t *tracer) []harness.Tool {
 	if s == nil || s.toolsTracer != t || s.toolsRuntime != rt {
 		return tools
@@ -138,9 +135,9 @@ func (s *scratch) lendTools(tools []harness.Tool, rt harness.Runtime, t *tracer)
 }
 
 // lendTrace hands the arrays an earlier run's trace left to the tracer t and provider p of a new
-// run, empty but not nil: where a record was made at the first (make), it goes into the lent
-// array. settleTrace takes back those the run left empty, so that the trace it hands on is what a
-// fresh run's is: nil where nothing was recorded.
+// run, empty but not nil: where a record was made at the first (make), it goes into the array
+// handed over. settleTrace takes back those the run left empty, so that the trace it hands on is
+// what a fresh run's is: nil where nothing was recorded.
 func (s *scratch) lendTrace(t *tracer, p *planProvider) {
 	if s == nil {
 		return
@@ -159,7 +156,7 @@ func (s *scratch) lendTrace(t *tracer, p *planProvider) {
 	t.asked, s.asked = s.asked, nil
 }
 
-// settleTrace takes back the arrays lent to t (lendTrace) that its run left empty, leaving nil
+// settleTrace takes back the arrays handed to t (lendTrace) that its run left empty, leaving nil
 // in their place. Under the tracer's lock: a hung task of the run may still record.
 func (s *scratch) settleTrace(t *tracer) {
 	if s == nil {
@@ -176,8 +173,8 @@ func (s *scratch) settleTrace(t *tracer) {
 	t.mu.Unlock()
 }
 
-// settle is (nil, the empty array lent) when a run recorded nothing in it, else (its records,
-// kept).
+// settle is (nil, the empty array handed over) when a run recorded nothing in it, else (its
+// records, kept).
 func settle[T any](records, kept []T) ([]T, []T) {
 	if len(records) == 0 {
 		return nil, records
@@ -186,22 +183,22 @@ func settle[T any](records, kept []T) ([]T, []T) {
 }
 
 // keepRecords keeps a run's array of records, emptied, in *kept for the next run; an array the
-// run did not have (nil: settleTrace took back the lent one it left empty) leaves *kept as it is.
+// run did not have (nil: settleTrace took back the one handed over and left empty) leaves *kept as it is.
 func keepRecords[T any](kept *[]T, records []T) {
 	if records != nil {
 		*kept = spare.Emptied(records)
 	}
 }
 
-// reuseLarger is the larger of two arrays of records, lent and what the run ended with (the same
-// array, or one the run made when lent was too small or its records could not extend it), for
-// reuse: Emptied clears it to its capacity, since the run may have written lent past the
+// reuseLarger is the larger of two arrays of records, given and what the run ended with (the
+// same array, or one the run made when given was too small or its records could not extend it),
+// for reuse: Emptied clears it to its capacity, since the run may have written given past the
 // other's length.
-func reuseLarger[T any](lent, final []T) []T {
-	if cap(final) > cap(lent) {
-		lent = final
+func reuseLarger[T any](given, final []T) []T {
+	if cap(final) > cap(given) {
+		given = final
 	}
-	return spare.Emptied(lent)
+	return spare.Emptied(given)
 }
 
 // runForResult runs a schedule for what a sweep keeps of it and passes the Outcome to keep, which
@@ -213,28 +210,27 @@ func runForResult(schedule Schedule, agent Agent, keep func(o *Outcome)) {
 	scratchPool.Put(s)
 }
 
-// runFor is runForResult on the scratch s: it lends the run what s kept, and afterwards takes
-// back what the run is done with, or, when a task of it hung (and may still use what it was lent),
-// forgets all it lent.
+// runFor is runForResult on the scratch s: it gives the run what s kept, and afterwards takes
+// back what the run is done with, or, when a task of it hung (and may still use what it was
+// given), forgets all it gave.
 func (s *scratch) runFor(schedule Schedule, agent Agent, keep func(o *Outcome)) {
-	// The Outcome lives in the scratch, not in a variable of its own: handed to keep, a func
-	// value, a local would escape, an allocation of the whole Outcome (about 770 bytes) a seed.
+	// The Outcome lives in the scratch too: a seed's is dead once keep has looked at it.
 	o := &s.outcome
 	w := runWorldInto(schedule, agent, s, o)
 	keep(o)
 	if !hung(o.Report) {
 		s.reclaim(w, o)
 	} else {
-		s.forgetLent()
+		s.forgetGiven()
 	}
-	// Nothing of the run stays reachable from the scratch but what the kept scheduler's spare
+	// Nothing of the run stays reachable from the scratch but what the kept scheduler's unused
 	// tasks, queues and processes hold until a later run takes them again (each is cleared
 	// then): reclaim zeroed the world's parts.
 	*o = Outcome{}
 }
 
 // reclaim keeps the run's large buffers, the arrays of its trace and its scheduler for the next
-// run, with what it lent the run (its world's and first incarnation's parts, room for errors).
+// run, with what it gave the run (its world's and first incarnation's parts, its errors' array).
 func (s *scratch) reclaim(w *world, o *Outcome) {
 	s.scheduler = w.scheduler
 	tr := &w.tracer.trace
@@ -255,18 +251,15 @@ func (s *scratch) reclaim(w *world, o *Outcome) {
 	}
 	o.JSONL = nil
 	if w.disk != nil {
-		// The written bytes may have been lent to the store at a restart (Lend), and the run's
-		// log and read-back share them: reused only now that keep has copied out what it keeps
-		// (outcome kinds, ownKind; violations are formatted).
 		if f := w.disk.file(sessionLogPath); f != nil && cap(f.written) <= scratchBytesMax {
 			s.log = f.written[:0]
 			f.written = nil
 		}
-		if cap(s.lentLog) > cap(s.log) {
-			s.log = s.lentLog[:0]
+		if cap(s.givenLog) > cap(s.log) {
+			s.log = s.givenLog[:0]
 		}
 	}
-	s.lentLog = nil
+	s.givenLog = nil
 	// Zeroed now, not when the next run takes them: a world (its agent, log, disk) is not kept
 	// alive by a scratch waiting in the pool. In place: a generic zeroing would copy a zero value.
 	*s.parts = worldParts{}

@@ -33,16 +33,16 @@ func TestReusedBuffersChangeNothing(t *testing.T) {
 
 // reclaim takes the buffers only from a run that is over, and takeJSONL never hands out a buffer
 // shorter than asked.
-func TestScratchLendsWhatFits(t *testing.T) {
+func TestScratchGivesWhatFits(t *testing.T) {
 	var s *scratch
 	assert.Equal(t, 100, cap(s.takeJSONL(100)), "no scratch: a fresh buffer")
 	assert.Nil(t, s.takeLog())
 	s = &scratch{jsonl: make([]byte, 5, 50), log: make([]byte, 7, 70)}
-	assert.Equal(t, 200, cap(s.takeJSONL(200)), "too small to lend: a fresh buffer")
+	assert.Equal(t, 200, cap(s.takeJSONL(200)), "too small to give: a fresh buffer")
 	b := s.takeJSONL(40)
 	assert.Equal(t, 0, len(b))
 	assert.Equal(t, 50, cap(b))
-	assert.Nil(t, s.jsonl, "lent once, not twice")
+	assert.Nil(t, s.jsonl, "given once, not twice")
 	l := s.takeLog()
 	assert.Equal(t, 0, len(l))
 	assert.Equal(t, 70, cap(l))
@@ -99,25 +99,25 @@ func TestRetainedResultsOutliveTheScratch(t *testing.T) {
 
 // Turnsim's tools close over a runtime and a tracer: lendTools hands them only to a world on the
 // same two, and a hung run's scratch forgets them.
-func TestScratchLendsToolsOnlyToTheirWorld(t *testing.T) {
+func TestScratchGivesToolsOnlyToTheirWorld(t *testing.T) {
 	rt := sched.New(sched.Options{Seed: 1})
 	var tr, other tracer
 	s := &scratch{toolsRuntime: rt, toolsTracer: &tr}
 	s.tools = [plannedTools]harness.Tool(appendPlanTools(nil, rt, &tr))
-	room := make([]harness.Tool, 0, plannedTools)
-	assert.Len(t, s.lendTools(room, rt, &tr), plannedTools)
-	assert.Empty(t, s.lendTools(room, rt, &other), "another tracer")
-	assert.Empty(t, s.lendTools(room, sched.New(sched.Options{Seed: 1}), &tr), "another runtime")
-	assert.Empty(t, (*scratch)(nil).lendTools(room, rt, &tr), "no scratch")
-	s.forgetLent()
-	assert.Empty(t, s.lendTools(room, rt, &tr), "forgotten")
+	tools := make([]harness.Tool, 0, plannedTools)
+	assert.Len(t, s.lendTools(tools, rt, &tr), plannedTools)
+	assert.Empty(t, s.lendTools(tools, rt, &other), "another tracer")
+	assert.Empty(t, s.lendTools(tools, sched.New(sched.Options{Seed: 1}), &tr), "another runtime")
+	assert.Empty(t, (*scratch)(nil).lendTools(tools, rt, &tr), "no scratch")
+	s.forgetGiven()
+	assert.Empty(t, s.lendTools(tools, rt, &tr), "forgotten")
 }
 
-// A run whose task hung may still use what its scratch lent it: the scratch forgets all of it
-// (the world's and first incarnation's parts, room for errors and messages, the log buffer, the
+// A run whose task hung may still use what its scratch gave it: the scratch forgets all of it
+// (the world's and first incarnation's parts, the arrays for errors and messages, the log buffer, the
 // tools) and keeps no scheduler, so the next run on it builds its own. A run that did not hang
 // gives them back.
-func TestAHungRunsScratchLendsNothingAgain(t *testing.T) {
+func TestAHungRunsScratchGivesNothingAgain(t *testing.T) {
 	schedule := NewSchedule(3, nil)
 	s := new(scratch)
 	s.runFor(schedule, Agent{}, func(o *Outcome) {})
@@ -125,19 +125,19 @@ func TestAHungRunsScratchLendsNothingAgain(t *testing.T) {
 	require.NotNil(t, s.scheduler, "and its scheduler")
 	parts, scheduler := s.parts, s.scheduler
 
-	var lentParts *worldParts
+	var givenParts *worldParts
 	s.runFor(schedule, Agent{}, func(o *Outcome) {
-		lentParts = s.parts
+		givenParts = s.parts
 		o.Report = &sched.RunReport{Findings: []sched.Finding{{Kind: sched.FindingHang}}}
 	})
-	assert.Same(t, parts, lentParts, "the second run was lent the first run's parts")
+	assert.Same(t, parts, givenParts, "the second run was given the first run's parts")
 	assert.Nil(t, s.parts)
 	assert.Nil(t, s.incarnation)
 	assert.Nil(t, s.llmErrors)
 	assert.Nil(t, s.messages)
 	assert.Nil(t, s.scheduler)
 	assert.Nil(t, s.log)
-	assert.Nil(t, s.lentLog)
+	assert.Nil(t, s.givenLog)
 	assert.Equal(t, [plannedTools]harness.Tool{}, s.tools)
 	assert.Nil(t, s.toolsRuntime)
 	assert.Nil(t, s.toolsTracer)

@@ -29,6 +29,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim/sched"
 )
@@ -501,7 +502,7 @@ var settledOnly = []string{"turn-settled", "tool-results-paired"}
 func (m *machine) checkProperties(skip []string) {
 	events := m.agent.Session().Events()
 	var jsonl strings.Builder
-	if err := harness.WriteJSONL(&jsonl, events); err != nil {
+	if err := eventjson.Write(&jsonl, events); err != nil {
 		m.fail("log-encodes", "the session log does not encode: %v", err)
 		return
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 	"github.com/turnsim/turnsim/internal/splitmix"
 	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim/sched"
@@ -222,7 +223,7 @@ func (w *world) jsonl(log []harness.Event, report *sched.RunReport, s *scratch) 
 		written := w.disk.contents(sessionLogPath)
 		return append(s.takeJSONL(len(written)), written...)
 	}
-	jsonl, err := harness.AppendJSONL(s.takeJSONL(jsonlSize(log)), log)
+	jsonl, err := eventjson.Append(s.takeJSONL(jsonlSize(log)), log)
 	if err != nil {
 		panic(fmt.Sprintf("sim: invariant: the session log does not encode: %v", err))
 	}

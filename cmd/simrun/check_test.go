@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -171,7 +172,7 @@ func TestUnreachablePropertiesFireWithoutTheLayerInFront(t *testing.T) {
 		}
 		data, err := os.ReadFile(standIn)
 		require.NoError(t, err)
-		events, err := harness.ReadJSONL(bytes.NewReader(data))
+		events, err := eventjson.Read(bytes.NewReader(data))
 		require.NoError(t, err)
 		if name == "log-replays" {
 			data = data[:bytes.IndexByte(data, '\n')+1] // bytes that disagree with the events
@@ -191,7 +192,7 @@ func TestCheckAcceptsTheScenarioLogs(t *testing.T) {
 		result, err := sim.SimulateScenario(name, 1)
 		require.NoError(t, err, name)
 		var buf bytes.Buffer
-		require.NoError(t, harness.WriteJSONL(&buf, result.Events))
+		require.NoError(t, eventjson.Write(&buf, result.Events))
 		path := filepath.Join(dir, name+".jsonl")
 		require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
 		paths = append(paths, path)
@@ -225,10 +226,10 @@ func TestTestdataLogsAreInTheHarnessForm(t *testing.T) {
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
-		events, err := harness.ReadJSONL(bytes.NewReader(data))
+		events, err := eventjson.Read(bytes.NewReader(data))
 		require.NoError(t, err, path)
 		var again bytes.Buffer
-		require.NoError(t, harness.WriteJSONL(&again, events))
+		require.NoError(t, eventjson.Write(&again, events))
 		assert.Equal(t, string(data), again.String(), path)
 		assert.LessOrEqual(t, len(events), 15, "%s: keep testdata small", path)
 	}

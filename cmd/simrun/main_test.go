@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 )
 
 // simrun runs the command in-process and returns its exit code, stdout and stderr.
@@ -21,7 +22,7 @@ func simrun(args ...string) (int, string, string) {
 func TestScenarioPrintsItsJSONLinesLog(t *testing.T) {
 	code, out, errOut := simrun("scenario", "cancel-mid-backoff")
 	require.Equal(t, exitOK, code, errOut)
-	events, err := harness.ReadJSONL(strings.NewReader(out))
+	events, err := eventjson.Read(strings.NewReader(out))
 	require.NoError(t, err)
 	require.NoError(t, harness.ValidateLog(events))
 	types := make([]string, len(events))

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -92,7 +93,7 @@ func TestReproPrintsTheTimelineAndWritesFiles(t *testing.T) {
 
 	data, err := os.ReadFile(logPath)
 	require.NoError(t, err)
-	events, err := harness.ReadJSONL(strings.NewReader(string(data)))
+	events, err := eventjson.Read(strings.NewReader(string(data)))
 	require.NoError(t, err)
 	require.NoError(t, harness.ValidateLog(events))
 

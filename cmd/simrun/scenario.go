@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -43,7 +44,7 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	}
 	if *timeline {
 		fmt.Fprint(stdout, sim.Timeline(result.Events, 0))
-	} else if err := harness.WriteJSONL(stdout, result.Events); err != nil {
+	} else if err := eventjson.Write(stdout, result.Events); err != nil {
 		fmt.Fprintf(stderr, "simrun: %v\n", err)
 		return exitUsage
 	}

@@ -69,34 +69,6 @@ type Sizer interface {
 	Size() (int64, error)
 }
 
-// LineRoom is a File that lends a store the free room past its end to encode its next line in,
-// where Write then finds the line already in place: the simulator's disk, a byte slice, to which
-// a store's own line buffer was one allocation a store more and every line one copy more.
-// Optional; the operating system's files do not have it.
-type LineRoom interface {
-	// Room returns an empty slice with room for at least n bytes, in the file's own memory past
-	// its end: bytes the file holds nothing in; or nil when it has none to lend (a closed file),
-	// and the store then encodes the line in an allocation of its own. A Write of a line
-	// appended to it (within its capacity) before any other change to the file takes the line
-	// where it is; nothing else may be written into it.
-	Room(n int) []byte
-}
-
-// Lender is a File that lends its content to a reader instead of copying it into the reader's
-// buffer: the simulator's disk, a byte slice, whose every reopen after a crash copied the whole
-// log into a new buffer (the largest allocation of a restart) only for the store to read it.
-// Optional; the operating system's files do not have it.
-type Lender interface {
-	// Lend returns the file's whole content now, in the file's own memory, which must not change
-	// while the store, or anything read through it, is in use: a store keeps it as what it read
-	// (Opened.Content), and its events' strings share it. (The simulator's disk hands its memory
-	// to the next seed's run only once a run is over and what it keeps is its own.) A file whose content shrinks below lent bytes other than by the reader's
-	// own Truncate (a power loss) moves its content to new memory first, so that no later write
-	// lands on them. A Truncate gives back the lent bytes it cuts off: a store truncates only
-	// its torn last line, of which it keeps nothing (Torn.Text is a copy).
-	Lend() ([]byte, error)
-}
-
 // osFile is an *os.File with the platform's advisory lock (lock_unix.go, lock_other.go).
 type osFile struct{ *os.File }
 

@@ -2,7 +2,6 @@ package filestore_test
 
 import (
 	"io"
-	"slices"
 
 	"github.com/turnsim/turnsim/harness/filestore"
 )
@@ -12,10 +11,6 @@ import (
 // simulator's disk (sim/disk.go).
 type memFS struct {
 	files map[string]*memFile
-	// lend makes its files lend their room and their content (filestore.Lender), as the
-	// simulator's disk does, so that a store reads them without a copy. A truncate followed by a
-	// write writes over the bytes it cut off, in place: the store must keep none of them.
-	lend bool
 }
 
 type memFile struct {
@@ -35,27 +30,7 @@ func (m *memFS) OpenFile(path string) (filestore.File, error) {
 	if m.files[path] == nil {
 		m.files[path] = &memFile{}
 	}
-	h := &memHandle{f: m.files[path]}
-	if m.lend {
-		return lendHandle{roomHandle{h}}, nil
-	}
-	return h, nil
-}
-
-// roomHandle is a memHandle that lends its file's room.
-type roomHandle struct{ *memHandle }
-
-func (h roomHandle) Room(n int) []byte {
-	h.f.data = slices.Grow(h.f.data, n)
-	return h.f.data[len(h.f.data):]
-}
-
-// lendHandle is a roomHandle that lends its file's content.
-type lendHandle struct{ roomHandle }
-
-func (h lendHandle) Lend() ([]byte, error) {
-	data := h.f.data
-	return data[:len(data):len(data)], nil
+	return &memHandle{f: m.files[path]}, nil
 }
 
 func (m *memFS) SyncDir(string) error { return nil }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 	"github.com/turnsim/turnsim/harness/filestore"
 )
 
@@ -61,8 +62,8 @@ func fuzzedLog(shapes []byte, text string) ([]harness.Event, []byte, error) {
 	}
 	events := session.Events()
 	next := harness.Event{Seq: int64(len(events)) + 1, Type: harness.TypeTurnStart, Time: clock.now.UnixMilli(), Data: harness.TurnStart{Turn: len(events) + 1}}
-	line, err := harness.EncodeEvent(next)
-	return events, line, err
+	line, err := eventjson.Append(nil, []harness.Event{next})
+	return events, bytes.TrimSuffix(line, []byte("\n")), err
 }
 
 // Whatever valid events a log holds, and whatever prefix of a further line (without its newline)
@@ -82,7 +83,7 @@ func FuzzOpenCutsExactlyTheTornTail(f *testing.F) {
 			t.Fatalf("the generator made an invalid log: %v", err)
 		}
 		var complete bytes.Buffer
-		if err := harness.WriteJSONL(&complete, events); err != nil {
+		if err := eventjson.Write(&complete, events); err != nil {
 			t.Fatal(err)
 		}
 		torn := next[:int(tornBytes)%(len(next)+1)] // any prefix of the next line, newline excluded
@@ -99,7 +100,7 @@ func FuzzOpenCutsExactlyTheTornTail(f *testing.F) {
 			t.Fatalf("open read %d events, the log holds %d", len(opened.Events), len(events))
 		}
 		var reread bytes.Buffer
-		if err := harness.WriteJSONL(&reread, opened.Events); err != nil {
+		if err := eventjson.Write(&reread, opened.Events); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(reread.Bytes(), complete.Bytes()) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 	"github.com/turnsim/turnsim/harness/filestore"
 )
 
@@ -15,8 +16,7 @@ import (
 // as it is now, whatever happened to it since: more lines appended and a torn tail (only they are
 // decoded), a cut into the lines read before (a power loss: all of it is decoded again), or a
 // line that does not decode or breaks the invariant layer (the same error, on the same line).
-// Both leave the file with the same bytes. The reopened store reads the file's lent content
-// (filestore.Lender), the opened one a copy of its own: what the first read stays as it was,
+// Both leave the file with the same bytes, and what the first open read stays as it was,
 // whatever the file does after it (a cut torn tail written over by appends included).
 func FuzzReopenReadsWhatOpenReads(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3}, "hi", uint8(5), uint8(0), uint16(7))
@@ -32,16 +32,15 @@ func FuzzReopenReadsWhatOpenReads(f *testing.F) {
 		}
 		var lines [][]byte
 		for _, e := range events {
-			line, err := harness.EncodeEvent(e)
+			line, err := eventjson.Append(nil, []harness.Event{e})
 			if err != nil {
 				t.Fatal(err)
 			}
-			lines = append(lines, append(line, '\n'))
+			lines = append(lines, line)
 		}
 		k := int(split) % (len(lines) + 1)
 		const path = "session.jsonl"
 		fsys := newMemFS()
-		fsys.lend = true // the reopened store reads and encodes in the file's memory, the opened one in its own
 		fsys.files[path] = &memFile{data: bytes.Join(lines[:k], nil)}
 		s, first, err := filestore.OpenFS(fsys, path)
 		if err != nil {
@@ -91,11 +90,11 @@ func FuzzReopenReadsWhatOpenReads(f *testing.F) {
 		}
 		// The reopened store validates from the state the reopen's history left (prev's extended by
 		// the new lines only): it judges the next event, and the one after it, as the open's does.
-		nextEvent, err := harness.DecodeEvent(next)
+		nextEvents, err := eventjson.Decode(next)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, e := range []harness.Event{nextEvent, nextEvent} {
+		for _, e := range []harness.Event{nextEvents[0], nextEvents[0]} {
 			if gotErr, wantErr := got.Append(e), want.Append(e); fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 				t.Fatalf("append of event %d to the reopened store: %v, to the opened one: %v", e.Seq, gotErr, wantErr)
 			}
@@ -104,7 +103,7 @@ func FuzzReopenReadsWhatOpenReads(f *testing.F) {
 			t.Fatalf("after the appends the file holds %q, the opened one's %q", fsys.files[path].data, fresh.files[path].data)
 		}
 		if !reflect.DeepEqual(gotOpened.Events, wantOpened.Events) || !bytes.Equal(gotOpened.Content(), wantOpened.Content()) {
-			t.Fatalf("the appends changed what the reopen read from the file's lent memory: %q, the open's copy %q", gotOpened.Content(), wantOpened.Content())
+			t.Fatalf("the appends changed what the reopen read: %q, the open's %q", gotOpened.Content(), wantOpened.Content())
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 )
 
 // tornTextMax is how much of a torn line Torn keeps: enough to recognise it, not the whole line.
@@ -43,8 +44,7 @@ func (e *FormatError) Error() string {
 // Unwrap returns the underlying error, so errors.As finds a *harness.InvariantError.
 func (e *FormatError) Unwrap() error { return e.Err }
 
-// Scan decodes the bytes of a session log the way Open reads a file, line by line with the
-// harness's own decoding (harness.DecodeEvent: json.Unmarshal into harness.Event, fast), and
+// Scan decodes the bytes of a session log the way Open reads a file (eventjson.Decode), and
 // changes nothing. It does not run the invariant layer: a reader that wants every breakage (as
 // `simrun check` does) replays the events itself. Event i (0-based) is on line i+1.
 //
@@ -52,42 +52,20 @@ func (e *FormatError) Unwrap() error { return e.Err }
 // line that does not decode, or a blank one, is a *FormatError naming path (used in messages
 // only) and the line.
 func Scan(path string, data []byte) (events []harness.Event, torn *Torn, err error) {
-	return scan(path, data, 0, 0, false)
+	return scan(path, data, 0, 0)
 }
 
 // scan is Scan of data whose first from bytes are complete lines already decoded (lines of them,
 // one event a line): it decodes only the lines after them, and returns their events, numbering
-// lines from lines+1. With owned set, data is the store's own read buffer or the file's lent
-// memory (Lender), never changed afterwards: the events' strings share its memory instead of a
-// copy (harness.DecodeJSONLShared).
-func scan(path string, data []byte, from, lines int, owned bool) (events []harness.Event, torn *Torn, err error) {
+// lines from lines+1.
+func scan(path string, data []byte, from, lines int) (events []harness.Event, torn *Torn, err error) {
 	complete, torn := completeLines(data, from, lines)
-	line := lines
-	// The usual log decodes as a whole (harness.DecodeJSONL: its text copied once, not line by
-	// line, into a slice sized once); one that does not is decoded again line by line below,
-	// for the error that names the line.
-	decode := harness.DecodeJSONL
-	if owned {
-		decode = harness.DecodeJSONLShared
+	events, err = eventjson.Decode(complete)
+	var bad *eventjson.LineError
+	if errors.As(err, &bad) {
+		return events, torn, &FormatError{Path: path, Line: lines + bad.Line, Reason: bad.Err.Error(), Err: bad.Err}
 	}
-	if decoded, err := decode(complete); err == nil && len(complete) > 0 {
-		return decoded, torn, nil // the decoder's own slice, sized to the lines: no copy of it
-	}
-	for len(complete) > 0 {
-		line++
-		end := bytes.IndexByte(complete, '\n') // complete ends in '\n', so end ≥ 0
-		text := complete[:end]
-		complete = complete[end+1:]
-		if len(bytes.TrimSpace(text)) == 0 {
-			return events, torn, &FormatError{Path: path, Line: line, Reason: "blank line (the harness never writes one)"}
-		}
-		e, err := harness.DecodeEvent(text)
-		if err != nil {
-			return events, torn, &FormatError{Path: path, Line: line, Reason: err.Error(), Err: err}
-		}
-		events = append(events, e)
-	}
-	return events, torn, nil
+	return events, torn, err
 }
 
 // completeLines is data after its first from bytes (complete lines, lines of them) up to its last

@@ -2,16 +2,18 @@ package filestore_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 	"github.com/turnsim/turnsim/harness/filestore"
 )
 
-// scanLineByLine is Scan as it was before it decoded a log as a whole: each complete line with
-// harness.DecodeEvent. The reference Scan must agree with.
+// scanLineByLine is the reference Scan must agree with: each complete line decoded on its own by
+// json.Unmarshal.
 func scanLineByLine(data []byte) ([]harness.Event, int, error) {
 	var events []harness.Event
 	complete := data[:bytes.LastIndexByte(data, '\n')+1]
@@ -22,7 +24,8 @@ func scanLineByLine(data []byte) ([]harness.Event, int, error) {
 		if len(bytes.TrimSpace(text)) == 0 {
 			return events, line, fmt.Errorf("blank")
 		}
-		e, err := harness.DecodeEvent(text)
+		var e harness.Event
+		err := json.Unmarshal(text, &e)
 		if err != nil {
 			return events, line, err
 		}
@@ -40,7 +43,7 @@ func FuzzScanIsLineByLine(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	if err := harness.WriteJSONL(&log, events); err != nil {
+	if err := eventjson.Write(&log, events); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(bytes.Clone(log.Bytes()))

@@ -3,11 +3,12 @@
 // the session accepted is on disk before the agent acts on it: that is what makes "durable before
 // wait" (llm/retry written before the backoff begins) mean something across a crash.
 //
-// Open reads the log back, with the harness's own decoding and a fresh invariant layer. The one
-// damage a crash can do to such a file is a torn last line (a write cut short): Open cuts it off
-// and reports it in Opened.Torn, a warning. Anything else malformed is a *FormatError naming the
-// file, the line and the reason, and the file is left untouched. One writer at a time: Open takes
-// an exclusive advisory lock, and a second writer (in this process or another) gets ErrLocked.
+// Open reads the log back, with the session log's codec (eventjson) and a fresh invariant layer.
+// The one damage a crash can do to such a file is a torn last line (a write cut short): Open cuts
+// it off and reports it in Opened.Torn, a warning. Anything else malformed is a *FormatError
+// naming the file, the line and the reason, and the file is left untouched. One writer at a time:
+// Open takes an exclusive advisory lock, and a second writer (in this process or another) gets
+// ErrLocked.
 //
 // The store does all its I/O through FS and File, the operating system's by default (Open); the
 // simulator passes its own disk to OpenFS, one that keeps written and synced bytes apart and can
@@ -15,7 +16,7 @@
 //
 // Map: store.go (Open, OpenFS, ReopenFS: a reopen that decodes and validates only what the log
 // gained; Opened.History, the validated log an agent resumes from; Append, Close), fs.go (the FS
-// seam, the operating system's FS, and what a file may offer besides: Sizer, LineRoom, Lender),
+// seam, the operating system's FS, and Sizer, which a file may offer besides),
 // scan.go (Scan, the reader Open shares with `simrun check`, which reads logs without changing
 // them), lock_unix.go and lock_other.go (the writer lock).
 package filestore
@@ -30,6 +31,7 @@ import (
 	"sync"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 )
 
 // Errors a Store reports; each is wrapped with the path.
@@ -49,8 +51,7 @@ var (
 // a few hundred bytes, and one huge line should not hold its buffer for the store's life.
 const lineBufferMax = 64 << 10
 
-// lineBufferStart is the room a store's line buffer starts with: most lines fit, where growing
-// it from empty took five or six buffers on the way to the first long line.
+// lineBufferStart is the size a store's line buffer starts at: most lines fit in it.
 const lineBufferStart = 512
 
 // lineBytesMax is harness.LineBytesMax; a variable so that a test can lower it instead of
@@ -65,9 +66,8 @@ type Opened struct {
 	Events []harness.Event
 	// Torn is the torn last line Open cut off, or nil.
 	Torn *Torn
-	// read is the content Events decode from: the file's complete lines when it was opened (a
-	// private copy, or the file's own memory when it lends it: Lender). ReopenFS decodes only
-	// what follows it.
+	// read is the content Events decode from: the file's complete lines when it was opened (the
+	// store's own copy). ReopenFS decodes only what follows it.
 	read []byte
 	// history is Events as the invariant layer accepted them (nil when there are none): ReopenFS
 	// validates only what follows them, from the state they left.
@@ -100,10 +100,8 @@ type Store struct {
 	broken error
 	closed bool
 
-	// line is the buffer appends encode into, reused (up to lineBufferMax), unless the file lends
-	// its own room: room is the file as a LineRoom then (asked once, not at every append).
+	// line is the buffer appends encode into, kept for the next append (up to lineBufferMax).
 	line []byte
-	room LineRoom
 }
 
 // Open opens the session log at path, on the operating system's file system, for appending,
@@ -175,22 +173,14 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 		}
 	}
 	s := &Store{path: path, file: file, size: size, validator: history.Validator()}
-	s.room, _ = file.(LineRoom)
 	return s, Opened{Events: history.Events(), Torn: torn, read: data[:size:size], history: history}, nil
 }
 
 // extend is known followed by the complete lines of data after its first from bytes (the lines
-// known was read from), validated, and the torn last line. data is the store's own read buffer,
-// or the file's lent memory (Lender), never changed: the events' strings share its memory. The
-// usual log decodes and validates in one go, into the history's array (ExtendJSONLShared); one
-// that does not is read again by scan and Extend, whose errors name the line.
+// known was read from), validated, and the torn last line.
 func extend(path string, data []byte, from int, known *harness.ValidatedHistory) (*harness.ValidatedHistory, *Torn, error) {
 	lines := len(known.Events())
-	complete, torn := completeLines(data, from, lines)
-	if history, err := known.ExtendJSONLShared(complete); err == nil {
-		return history, torn, nil
-	}
-	more, torn, err := scan(path, data, from, lines, true)
+	more, torn, err := scan(path, data, from, lines)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -214,16 +204,10 @@ func refusal(path string, known *harness.ValidatedHistory, more []harness.Event)
 	panic("filestore: invariant: the invariant layer refused a history whose every event it accepts")
 }
 
-// readFile reads the whole file: the file's own memory when it lends it (Lender), which never
-// changes, so no copy at all; otherwise into one buffer when the file can tell its size (Sizer),
-// one byte longer so that the read itself meets the end; io.ReadAll's doubling from 512 bytes
-// took four or five buffers for the usual log and copied it each time. Without a size, or when
-// the file turns out longer, the buffer grows as it reads; hint (what an earlier open read) is
-// where it starts then.
+// readFile reads the whole file, into one buffer when the file can tell its size (Sizer), one
+// byte longer so that the read itself meets the end. Without a size, or when the file turns out
+// longer, the buffer grows as it reads; hint (what an earlier open read) is where it starts then.
 func readFile(file File, hint int) ([]byte, error) {
-	if l, ok := file.(Lender); ok {
-		return l.Lend()
-	}
 	size := int64(hint) + 512
 	if s, ok := file.(Sizer); ok {
 		n, err := s.Size()
@@ -266,19 +250,15 @@ func (s *Store) Append(e harness.Event) error {
 	if err := s.validator.Check(e); err != nil {
 		return fmt.Errorf("filestore: append to %s refused: %w", s.path, err)
 	}
-	var buffer []byte // the file's room when it lends it, the store's own line buffer otherwise
-	if s.room != nil {
-		buffer = s.room.Room(lineBufferStart)
-	} else if buffer = s.line[:0]; s.line == nil {
-		buffer = make([]byte, 0, lineBufferStart)
+	if s.line == nil {
+		s.line = make([]byte, 0, lineBufferStart)
 	}
-	one := [1]harness.Event{e}
-	line, err := harness.AppendJSONL(buffer, one[:]) // EncodeEvent's line and its newline
+	line, err := eventjson.Append(s.line[:0], []harness.Event{e})
 	if err != nil {
 		return fmt.Errorf("filestore: append to %s: %w", s.path, err)
 	}
-	if s.room == nil && cap(line) <= lineBufferMax {
-		s.line = line // the next append encodes into it: one buffer a store, not one a line
+	if cap(line) <= lineBufferMax {
+		s.line = line // the next append encodes into it
 	}
 	if bytes.IndexByte(line[:len(line)-1], '\n') >= 0 {
 		panic(fmt.Sprintf("filestore: invariant: event %d encodes with a newline", e.Seq))

@@ -5,8 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -108,7 +106,7 @@ func TestShortWriteWithoutAnErrorStillBreaksTheStore(t *testing.T) {
 }
 
 // An event that would encode to a line no reader takes back is refused before a byte is written,
-// and the store goes on: the log on disk stays readable by harness.ReadJSONL.
+// and the store goes on: the log on disk stays readable by eventjson.Read.
 func TestAppendRefusesALineLongerThanTheReaderTakes(t *testing.T) {
 	s, path, before := openWithOneTurn(t)
 	lineBytesMax = len(before) // lowered: a 64 MiB line would make the test heavy
@@ -234,72 +232,4 @@ func (f seamFile) Sync() error {
 		return f.sync()
 	}
 	return f.File.Sync()
-}
-
-// roomFS is a file system of one in-memory file that lends its room (LineRoom), as the
-// simulator's disk does, and counts the lines written from it in place.
-type roomFS struct{ file roomFile }
-
-type roomFile struct {
-	data    []byte
-	inPlace int
-}
-
-func (r *roomFS) OpenFile(string) (File, error) { return &r.file, nil }
-func (r *roomFS) SyncDir(string) error          { return nil }
-
-func (f *roomFile) ReadAt(p []byte, off int64) (int, error) {
-	if off >= int64(len(f.data)) {
-		return 0, io.EOF
-	}
-	if n := copy(p, f.data[off:]); n < len(p) {
-		return n, io.EOF
-	}
-	return len(p), nil
-}
-
-func (f *roomFile) Room(n int) []byte {
-	f.data = slices.Grow(f.data, n)
-	return f.data[len(f.data):]
-}
-
-func (f *roomFile) Write(p []byte) (int, error) {
-	if len(p) > 0 && len(f.data) < cap(f.data) && &f.data[:len(f.data)+1][len(f.data)] == &p[0] {
-		f.inPlace++
-	}
-	f.data = append(f.data, p...)
-	return len(p), nil
-}
-
-func (f *roomFile) Sync() error               { return nil }
-func (f *roomFile) Truncate(size int64) error { f.data = f.data[:size]; return nil }
-func (f *roomFile) Lock() error               { return nil }
-func (f *roomFile) Unlock() error             { return nil }
-func (f *roomFile) Close() error              { return nil }
-
-// On a file that lends its room, a store encodes each line there and writes it from there: the
-// same bytes as on any file, and a line refused as too long leaves nothing behind it (its bytes in
-// the room are not the file's), so the next append is read back as it was written.
-func TestAppendEncodesInTheRoomAFileLends(t *testing.T) {
-	_, _, want := openWithOneTurn(t)
-	fsys := &roomFS{}
-	s, _, err := OpenFS(fsys, "session.jsonl")
-	require.NoError(t, err)
-	require.NoError(t, s.Append(turnStart(1, 1)))
-	require.NoError(t, s.Append(turnEnd(2, 1)))
-	assert.Equal(t, string(want), string(fsys.file.data))
-	assert.Equal(t, 2, fsys.file.inPlace, "both lines written where they were encoded")
-	assert.Nil(t, s.line, "no line buffer of the store's own")
-
-	lineBytesMax = len(want)
-	t.Cleanup(func() { lineBytesMax = harness.LineBytesMax })
-	long := harness.Event{Seq: 3, Type: harness.TypeUserMessage, Time: 1000, Data: harness.UserMessage{Message: harness.Message{ID: "m1", Text: strings.Repeat("x", len(want))}}} // plain bytes: the line fits the room lent
-	require.ErrorIs(t, s.Append(long), ErrLineTooLong)
-	assert.Equal(t, string(want), string(fsys.file.data), "nothing written")
-	require.NoError(t, s.Append(turnStart(3, 2)))
-	assert.Equal(t, 3, fsys.file.inPlace, "the line after the refused one written in the room too")
-	require.NoError(t, s.Close())
-	_, opened, err := OpenFS(fsys, "session.jsonl")
-	require.NoError(t, err)
-	assert.Equal(t, []harness.Event{turnStart(1, 1), turnEnd(2, 1), turnStart(3, 2)}, opened.Events)
 }

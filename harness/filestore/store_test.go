@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 	"github.com/turnsim/turnsim/harness/filestore"
 )
 
@@ -97,7 +98,7 @@ func TestAppendsSurviveCloseAndReopen(t *testing.T) {
 	require.NoError(t, s.Close(), "closing twice is fine")
 
 	var want bytes.Buffer
-	require.NoError(t, harness.WriteJSONL(&want, appended))
+	require.NoError(t, eventjson.Write(&want, appended))
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, want.String(), string(got), "the file holds exactly the harness's JSON Lines")
@@ -156,7 +157,7 @@ func validLog(t *testing.T) string {
 	s, _ := open(t, filepath.Join(t.TempDir(), "valid.jsonl"))
 	events := writeThroughSession(t, s, aTurn(1))
 	var buf bytes.Buffer
-	require.NoError(t, harness.WriteJSONL(&buf, events))
+	require.NoError(t, eventjson.Write(&buf, events))
 	return buf.String()
 }
 

@@ -2,12 +2,11 @@ package splitmix
 
 import "math/rand"
 
-// splitMix64 is SplitMix64 (Steele, Lea and Flood, OOPSLA 2014, with Vigna's constants): eight
-// bytes of state, seeded by storing the seed. It replaces math/rand's default source for every
-// per-schedule stream because that source seeds 4.9 KB of state (607 words, each through a
-// chain of multiplications) on creation, and a schedule creates four or five of them: about half
-// of all plan drawing. SplitMix64 passes BigCrush, which is more than drawing plans and picking
-// tasks asks of it; it is not for cryptography.
+// splitMix64 is SplitMix64 (Steele, Lea and Flood, OOPSLA 2014, with Vigna's constants): one
+// word of state, seeded by storing the seed. It replaces math/rand's default source for every
+// per-schedule stream because that source seeds hundreds of words of state on creation, and a
+// schedule creates several streams. SplitMix64 passes BigCrush, which is more than drawing plans
+// and picking tasks asks of it; it is not for cryptography.
 type splitMix64 struct {
 	state uint64
 }
@@ -28,9 +27,8 @@ func (s *splitMix64) Int63() int64 { return int64(s.Uint64() >> 1) }
 func (s *splitMix64) Seed(seed int64) { s.state = uint64(seed) }
 
 // NewRand returns a random source for one stream of one schedule: math/rand's API (which
-// faults.DrawPlan, the scheduler's pickers and the harness's injected Random use) on a SplitMix64
-// source that costs one 8-byte allocation to create. The same seed gives the same sequence on
-// every platform and Go version: math/rand's methods over Int63 and Uint64 are frozen by the Go 1
+// faults.DrawPlan uses) on a SplitMix64 source. The same seed gives the same sequence on every
+// platform and Go version: math/rand's methods over Int63 and Uint64 are frozen by the Go 1
 // compatibility promise.
 func NewRand(seed int64) *rand.Rand { return rand.New(&splitMix64{state: uint64(seed)}) }
 

@@ -1,11 +1,9 @@
 package splitmix
 
-// Rand is NewRand's *rand.Rand as a plain value: the methods turnsim's own drawing uses, each
-// math/rand's algorithm over the same SplitMix64 source, so that a Rand and NewRand of one seed
-// give the same numbers from the same calls (TestRandIsMathRand). A *rand.Rand reaches its
-// source through an interface, two calls a draw that the compiler cannot inline, and costs two
-// allocations to create; a schedule draws about 900 values. Rand's methods inline, and a Rand
-// lives wherever its owner does, on the stack as often as not.
+// Rand is NewRand's *rand.Rand as a plain value: the methods the scheduler and the simulated
+// harness's Random use, each math/rand's algorithm over the same SplitMix64 source, so that a
+// Rand and NewRand of one seed give the same numbers from the same calls (TestRandIsMathRand). A
+// Rand lives inside its owner (the scheduler, a world), with no source behind an interface.
 type Rand struct {
 	src splitMix64
 }
@@ -15,14 +13,6 @@ func New(seed int64) Rand { return Rand{src: splitMix64{state: uint64(seed)}} }
 
 // Int63 is (*rand.Rand).Int63: the top 63 bits of the source's next value.
 func (r *Rand) Int63() int64 { return r.src.Int63() }
-
-// Int63Next is Int63 for a Rand held in a local variable by a hot loop: the Rand after the draw,
-// and the value drawn. A pointer method (Int63 itself) takes the variable's address, which
-// keeps it in memory even once inlined: a load and a store on every draw's dependency chain.
-func (r Rand) Int63Next() (Rand, int64) {
-	v := r.src.Int63()
-	return r, v
-}
 
 // Float64 is (*rand.Rand).Float64: Int63 scaled to [0, 1), drawn again in the rare case that
 // the division rounds up to 1.
@@ -38,8 +28,7 @@ func (r *Rand) Float64() float64 {
 // again while the draw lies in the last, partial run of n values. It panics if n <= 0.
 //
 // That run is shorter than n, so a draw below 1<<63 - n lies before it: only a draw in the top
-// n values works out where the run starts (int63nRejecting). math/rand works it out for every
-// draw, a 64-bit division; the drawer asks for about 60 bounded values a plan.
+// n values works out where the run starts (int63nRejecting).
 func (r *Rand) Int63n(n int64) int64 {
 	if n <= 0 {
 		panic("invalid argument to Int63n")
@@ -49,15 +38,14 @@ func (r *Rand) Int63n(n int64) int64 {
 	}
 	v := r.Int63()
 	if v >= (1<<63-1)-n+1 {
-		v = r.Int63nRejecting(n, v)
+		v = r.int63nRejecting(n, v)
 	}
 	return v % n
 }
 
-// Int63nRejecting finishes Int63n(n) from a first draw v in the top n values: it draws again
-// while the draw lies in the last, partial run of n values, as math/rand does. Exported for a
-// caller that writes Int63n's fast path out inline (faults' drawer) and shares this rare one.
-func (r *Rand) Int63nRejecting(n, v int64) int64 {
+// int63nRejecting finishes Int63n(n) from a first draw v in the top n values: it draws again
+// while the draw lies in the last, partial run of n values, as math/rand does.
+func (r *Rand) int63nRejecting(n, v int64) int64 {
 	highest := int64((1 << 63) - 1 - (1<<63)%uint64(n))
 	for v > highest {
 		v = r.Int63()
@@ -77,13 +65,13 @@ func (r *Rand) Int31n(n int32) int32 {
 	}
 	v := int32(r.Int63() >> 32)
 	if v >= (1<<31-1)-n+1 {
-		v = r.Int31nRejecting(n, v)
+		v = r.int31nRejecting(n, v)
 	}
 	return v % n
 }
 
-// Int31nRejecting is Int63nRejecting for Int31n.
-func (r *Rand) Int31nRejecting(n, v int32) int32 {
+// int31nRejecting is int63nRejecting for Int31n.
+func (r *Rand) int31nRejecting(n, v int32) int32 {
 	highest := int32((1 << 31) - 1 - (1<<31)%uint32(n))
 	for v > highest {
 		v = int32(r.Int63() >> 32)
@@ -104,8 +92,7 @@ func (r *Rand) Intn(n int) int {
 }
 
 // Random is a Rand that also reads bytes as (*rand.Rand).Read does: what the harness asks of
-// its injected source (floats for jitter, bytes for UUIDs), for one allocation instead of
-// NewRand's two, and without the interface between the floats and the source.
+// its injected source (floats for jitter, bytes for UUIDs).
 type Random struct {
 	Rand
 	// readVal holds the bytes of the last Int63 that Read has not given out yet, readPos how

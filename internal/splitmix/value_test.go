@@ -77,20 +77,3 @@ func TestRandRefusesWhatMathRandRefuses(t *testing.T) {
 		}()
 	}
 }
-
-// Int63Next draws what Int63 draws, and leaves the Rand where Int63 leaves it.
-func TestInt63NextIsInt63(t *testing.T) {
-	for seed := range int64(50) {
-		mine, theirs := New(seed), New(seed)
-		for i := range 100 {
-			var got int64
-			mine, got = mine.Int63Next()
-			if want := theirs.Int63(); got != want {
-				t.Fatalf("seed %d, draw %d: Int63Next %d, Int63 %d", seed, i, got, want)
-			}
-		}
-		if mine.Float64() != theirs.Float64() {
-			t.Fatalf("seed %d: after Int63Next the Rand is not where Int63 leaves it", seed)
-		}
-	}
-}

@@ -1,12 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
 
-	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -32,7 +31,7 @@ func (c *cli) check(args []string) int {
 		if err != nil {
 			return c.usageError("%v", err)
 		}
-		events, err := harness.ReadJSONL(bytes.NewReader(data))
+		events, err := eventjson.Decode(data)
 		if err != nil {
 			fmt.Fprintf(c.stdout, "%s: the log does not decode: %v\n", path, err)
 			found++

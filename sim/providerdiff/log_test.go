@@ -16,6 +16,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 	"github.com/turnsim/turnsim/harness/filestore"
 	"github.com/turnsim/turnsim/harness/provider/openai"
 	"github.com/turnsim/turnsim/internal/faultserver"
@@ -117,7 +118,7 @@ func TestProviderModelLogMatchesRealHTTP(t *testing.T) {
 
 		require.NoError(t, harness.ValidateLog(realLog))
 		var jsonl bytes.Buffer
-		require.NoError(t, harness.WriteJSONL(&jsonl, realLog))
+		require.NoError(t, eventjson.Write(&jsonl, realLog))
 		verdict := properties.CheckLogWith(realLog, jsonl.Bytes(), properties.LogOptions{LateMs: 250})
 		assert.Empty(t, verdict.Violations, "seed %d: the real log passes simrun check", seed)
 		events += len(realLog)

@@ -2,19 +2,10 @@ package harness
 
 import (
 	"testing"
-	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// The agent holds its llm-retry plugin and the first of its watchers and handlers in rooms of its
-// own, one allocation for what were five; the rooms pay only while the agent fits the 704-byte
-// size class (696 bytes, with the allocator's 8-byte header for objects over 512). A field that
-// pushes it over makes every agent 64 bytes bigger: move it, or take a room out.
-func TestAgentFitsItsSizeClass(t *testing.T) {
-	assert.LessOrEqual(t, unsafe.Sizeof(Agent{}), uintptr(704-8))
-}
 
 // namedHandler is a request-error handler known by its name, for checking the waterfall's order.
 type namedHandler string
@@ -23,8 +14,8 @@ func (namedHandler) HandleRequestError(_ *RequestError, next func() bool) (bool,
 	return next(), nil
 }
 
-// The waterfall is llm-retry then the configured handlers in order, in the room or beyond it,
-// and a copy: the caller's slice changed after New changes nothing.
+// The waterfall is llm-retry then the configured handlers in order, and a copy: the caller's
+// slice changed after New changes nothing.
 func TestWaterfallHandlersAreACopyInOrder(t *testing.T) {
 	for n := range 4 {
 		configured := make([]RequestErrorHandler, n)
@@ -42,8 +33,8 @@ func TestWaterfallHandlersAreACopyInOrder(t *testing.T) {
 }
 
 // Watchers added after OnError hear every agent/error beside it, and a list emitError already
-// holds stays as it was: Watch appends to a copy of the room.
-func TestWatchAfterOnErrorCopiesTheRoom(t *testing.T) {
+// holds stays as it was.
+func TestWatchAfterOnErrorKeepsBoth(t *testing.T) {
 	var heard []string
 	a, err := New(Config{Provider: &nilThenText{}, OnError: func(AgentError) { heard = append(heard, "on-error") }})
 	require.NoError(t, err)
