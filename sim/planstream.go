@@ -32,7 +32,7 @@ func (s *planStream) produceIgnoringCancel() (harness.Chunk, error) {
 	}
 	switch {
 	case i < a.Chunks:
-		return harness.Chunk{Kind: harness.ChunkText, Text: partText(i + 1)}, nil
+		return harness.Chunk{Kind: harness.ChunkText, Text: chunkText(a, i)}, nil
 	case i < a.Chunks+len(a.Calls):
 		return s.toolCallChunk(i - a.Chunks), nil
 	}
@@ -42,6 +42,15 @@ func (s *planStream) produceIgnoringCancel() (harness.Chunk, error) {
 // partTexts are the texts of an answer's first text chunks: a drawn answer has at most three,
 // and fmt.Sprintf made each anew, about 800 instructions and a string a chunk.
 var partTexts = [...]string{"", "part 1 ", "part 2 ", "part 3 ", "part 4 ", "part 5 ", "part 6 ", "part 7 ", "part 8 "}
+
+// chunkText is the text of answer a's i-th text chunk (from 0): as a provider delivered it
+// (Answer.Texts), or partText(i+1).
+func chunkText(a *faults.Answer, i int) string {
+	if i < len(a.Texts) {
+		return a.Texts[i]
+	}
+	return partText(i + 1)
+}
 
 // partText is the text of an answer's n-th text chunk (from 1): "part n ".
 func partText(n int) string {
