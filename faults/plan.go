@@ -60,6 +60,13 @@ type Answer struct {
 	// a production log carries them, so that its replay streams what the incident's model said):
 	// chunk i is Texts[i] when there is one, "part i+1 " otherwise. At most Chunks of them.
 	Texts []string `json:"texts,omitempty"`
+	// DelaysMs are the waits before the answer's deliveries as a provider made them (a schedule
+	// derived from a production log carries them, so that its replay's chunks come when the
+	// incident's did): the i-th is the wait before the stream's i-th delivery (its text chunks,
+	// then its failure, or its calls and its finish), in place of ChunkDelayMs for a text chunk,
+	// a failure or an empty answer's finish, and where a call or a finish would come at once.
+	// Past its end, the answer waits as it would without it.
+	DelaysMs []int64 `json:"delaysMs,omitempty"`
 }
 
 // Fail is how an answer fails, after its chunks.
@@ -287,6 +294,13 @@ func (a Answer) validate() error {
 		return fmt.Errorf("%d calls is more than %d", len(a.Calls), CallsMax)
 	case len(a.Texts) > a.Chunks:
 		return fmt.Errorf("%d texts for %d chunks", len(a.Texts), a.Chunks)
+	case len(a.DelaysMs) > a.Chunks+len(a.Calls)+1:
+		return fmt.Errorf("%d delays for %d deliveries (chunks, calls and the end)", len(a.DelaysMs), a.Chunks+len(a.Calls)+1)
+	}
+	for i, d := range a.DelaysMs {
+		if d < 0 || d > DurationMsMax {
+			return fmt.Errorf("delaysMs[%d] %d is outside [0, %d]", i, d, DurationMsMax)
+		}
 	}
 	if a.NilStream {
 		if a.Chunks > 0 || a.Fail != nil || len(a.Calls) > 0 || a.IgnoreCancel || a.Goexit {

@@ -100,14 +100,14 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 	p.tracer.mu.Unlock()
 	stream := p.newStream(answer, index)
 	if answer.Goexit && answer.Chunks == 0 {
-		if err := stream.sleep(ms(answer.ChunkDelayMs), ctx); err != nil {
+		if err := stream.sleep(delayBefore(answer, 0), ctx); err != nil {
 			stream.ended()
 			return nil, err
 		}
 		stream.goexit() // Stream itself never returns
 	}
 	if answer.NilStream {
-		err := stream.sleep(ms(answer.ChunkDelayMs), ctx)
+		err := stream.sleep(delayBefore(answer, 0), ctx)
 		stream.ended()
 		if err != nil {
 			return nil, err
@@ -186,19 +186,19 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 	s.next++
 	switch {
 	case a.Goexit && i < a.Chunks:
-		if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+		if err := s.sleep(delayBefore(a, i), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
 		return harness.Chunk{Kind: harness.ChunkText, Text: chunkText(a, i)}, nil
 	case a.Goexit && i == a.Chunks:
-		if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+		if err := s.sleep(delayBefore(a, i), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
 		s.goexit() // Next never returns
 	case a.Goexit:
 		return harness.Chunk{}, io.EOF
 	case i < a.Chunks:
-		if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+		if err := s.sleep(delayBefore(a, i), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
 		if i == 0 && a.Fault == faults.SlowStream {
@@ -206,7 +206,7 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 		}
 		return harness.Chunk{Kind: harness.ChunkText, Text: chunkText(a, i)}, nil
 	case a.Fail != nil && i == a.Chunks:
-		if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+		if err := s.sleep(delayBefore(a, i), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
 		s.provider.tracer.strike(a.Fault)
@@ -214,11 +214,21 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 	case a.Fail != nil:
 		return harness.Chunk{}, io.EOF
 	case i < a.Chunks+len(a.Calls):
+		if i < len(a.DelaysMs) { // a call delivered after a wait of its own
+			if err := s.sleep(ms(a.DelaysMs[i]), ctx); err != nil {
+				return harness.Chunk{}, err
+			}
+		}
 		return s.toolCallChunk(i - a.Chunks), nil
 	case i == a.Chunks+len(a.Calls):
+		if i < len(a.DelaysMs) && (a.Chunks > 0 || len(a.Calls) > 0) { // a finish delivered after a wait of its own
+			if err := s.sleep(ms(a.DelaysMs[i]), ctx); err != nil {
+				return harness.Chunk{}, err
+			}
+		}
 		if a.Chunks == 0 && len(a.Calls) == 0 {
 			// An empty answer: it takes its time, then finishes with nothing in it.
-			if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+			if err := s.sleep(delayBefore(a, i), ctx); err != nil {
 				return harness.Chunk{}, err
 			}
 		}
