@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
@@ -20,7 +21,8 @@ func (d *deriver) clear(e harness.Event, c harness.InboxClear) {
 	if d.cancel >= 0 {
 		return
 	}
-	d.plan.Actions = append(d.plan.Actions, faults.Action{AtMs: d.rel(e.Time), Kind: faults.ActCancel, Cause: harness.CauseUser})
+	d.now = max(d.now, e.Time)
+	d.userAction(faults.Action{AtMs: d.rel(d.now), Kind: faults.ActCancel, Cause: harness.CauseUser})
 	d.cancel = len(d.plan.Actions) - 1
 	if d.turn == 0 {
 		d.note(e.Seq, "a cancel cleared the inbox between turns: its cause is not in the log; the replay's says user")
@@ -51,9 +53,16 @@ func (d *deriver) turnEnd(i int, t harness.TurnEnd) error {
 			if !d.pluginEnded && d.wouldRetry(f) {
 				d.pluginEnd(d.attempt.startMs, e.Seq, "a failure the policy retries ended the turn")
 			}
-			return d.failed(e, f)
+			at := e.Time
+			if d.events[i-1].Type == harness.TypeStepEnd {
+				at = d.events[i-1].Time // the failure came before the step ended
+			}
+			d.now = max(d.now, at)
+			return d.failed(e.Seq, d.now, f)
 		case d.retryWaiting != nil:
-			d.pluginEnd(e.Time, e.Seq, "a backoff ended before its delay, and the turn with it")
+			// Before the backoff's end on the replay's clock, which would have started the retry.
+			d.now = max(d.now, min(e.Time, d.retryDueMs-1))
+			d.pluginEnd(d.now, e.Seq, "a backoff ended before its delay, and the turn with it")
 			return nil
 		}
 		return fmt.Errorf("seq %d: turn %d ended in error (%s: %s) outside any request: no planned answer gives that (a refused append, or a handler's failure?)", e.Seq, t.Turn, f.Code, f.Message)
@@ -93,11 +102,12 @@ func (d *deriver) aborted(i int, t harness.TurnEnd) {
 	} else if !exact {
 		d.note(e.Seq, "turn %d was aborted while tools drained: when the %s struck is not in the log; the replay's strikes at %d ms", t.Turn, cause.Kind, d.rel(atMs))
 	}
-	if stepEnd := d.events[i-1].Time; d.attempt != nil && (stepEnd-atMs >= 2 || len(d.attempt.calls) > 0) {
+	if stepEnd := d.events[i-1].Time; d.attempt != nil && stepEnd-atMs >= 2 {
 		d.cutLate(atMs, stepEnd, e.Seq)
 	}
 	d.cutAttempt(atMs, e.Seq)
 	d.outlast(atMs, e.Seq)
+	d.now = atMs
 	switch {
 	case cause.Kind == harness.CauseDisposed:
 		d.plan.Actions = append(d.plan.Actions, faults.Action{AtMs: d.rel(atMs), Kind: faults.ActDispose})
@@ -109,15 +119,17 @@ func (d *deriver) aborted(i int, t harness.TurnEnd) {
 }
 
 // cancelTime is when the cancel that ended the turn at events[i] struck, and whether the log
-// fixes it. Without tools in flight, a stream, a backoff or a request was cut at once: the
-// step's end is the time. With tools, the cancel came after the last dispatch and after every
-// call that honours cancellation yet ran to its planned end, and before every call it cut short
-// (and the results and step end that followed). A waking send in that span came after the cancel
-// when the next turn starts at once (its wake was latched), before it when none does. The middle
-// of what is left is taken.
+// fixes it, on the replay's clock. Without tools in flight, a stream, a backoff or a request was
+// cut at once: the step's end is the time (before a backoff's end, which would have started the
+// retry). With tools, the cancel came after the last dispatch and after every call that honours
+// cancellation yet ran to its planned end, and before every call it cut short, and before the
+// step would have ended had all run their course (the replay's next step starts at once). A
+// waking send in that span came after the cancel when the next turn starts at once (its wake
+// was latched), before it when none does. The middle of what is left is taken.
 func (d *deriver) cancelTime(i int) (int64, bool) {
-	upper := d.events[i].Time
-	lower, spread := int64(-1), false
+	upper, lower := d.events[i].Time, d.lastProgressMs
+	natural, exact := int64(-1), int64(-1)
+	tools, cut := false, false
 	var sends []int64
 walk:
 	for j := i - 1; j >= 0; j-- {
@@ -131,36 +143,46 @@ walk:
 				sends = append(sends, e.Time)
 			}
 		case harness.ToolResult:
-			spread = true
-			if data.Error != nil && data.Error.Code == harness.CodeToolAbortedBeforeDispatch {
-				upper = min(upper, e.Time)
-				continue
-			}
+			tools = true
 			sc := d.stepCall(data.CallID)
-			if sc == nil || !sc.planned {
+			if data.Error != nil && data.Error.Code == harness.CodeToolAbortedBeforeDispatch || sc == nil || !sc.planned {
 				continue
 			}
 			call := d.plan.Answers[sc.answer].Calls[sc.index]
+			end := sc.dispatchSimMs + call.LatencyMs
+			if data.Error != nil && data.Error.Code == harness.CodeToolNotFound {
+				end = sc.dispatchSimMs
+			}
 			switch {
-			case !ranItsCourse(call, data) && !d.committedAfter(j):
-				return e.Time, true // cut short, and committed at once: the cancel's very time
 			case !ranItsCourse(call, data):
-				upper = min(upper, e.Time, sc.endMs-1) // cut short, committed after a slower call
+				cut = true
+				upper = min(upper, end-1)
+				if !d.committedAfter(j) {
+					exact = e.Time // cut short, and committed at once: the cancel's very time
+				}
 			case !call.IgnoreCancel:
-				lower = max(lower, sc.endMs) // it would have been cut: the cancel came after
+				lower = max(lower, end) // it would have been cut: the cancel came after
+				natural = max(natural, end)
+			default:
+				natural = max(natural, end)
 			}
 		case harness.ToolCall:
 			if d.synthetic(j) {
 				continue
 			}
-			spread = true
-			lower = max(lower, e.Time)
+			tools = true
+			if sc := d.stepCall(data.CallID); sc != nil {
+				lower = max(lower, sc.dispatchSimMs)
+			}
 			break walk
 		default:
-			lower = max(lower, e.Time)
 			break walk
 		}
 	}
+	if tools && !cut && natural >= 0 {
+		upper = min(upper, natural) // had all run their course by then, the next step would start
+	}
+	spread := tools
 	if len(sends) > 0 {
 		latched := i+1 < len(d.events) && d.events[i+1].Type == harness.TypeTurnStart && d.events[i+1].Time-d.events[i].Time <= wakeSlackMs
 		if latched {
@@ -169,8 +191,14 @@ walk:
 			lower = max(lower, slices.Max(sends))
 		}
 	}
-	if !spread || upper-lower <= 1 {
-		return upper, true
+	if d.retryWaiting != nil {
+		upper = min(upper, d.retryDueMs-1) // at its end the backoff would have started the retry
+	}
+	switch {
+	case exact >= 0:
+		return min(max(exact, lower), max(upper, lower)), true
+	case !spread || upper-lower <= 1:
+		return max(upper, lower), true
 	}
 	return lower + (upper-lower)/2, false
 }
@@ -251,7 +279,8 @@ func (d *deriver) repairLike(j, end int) bool {
 // would have done next is not in the log.
 func (d *deriver) crashBefore(k int) {
 	last, restart := d.events[k-1], d.events[k]
-	crashAt := min(last.Time+1, restart.Time)
+	d.cancelledBeforeCrash(k)
+	crashAt := min(max(last.Time, d.now)+1, restart.Time)
 	if d.retryWaiting != nil {
 		r := d.retryWaiting.Data.(harness.LlmRetry)
 		if due := d.retryWaiting.Time + int64(r.DelayMs); due <= crashAt {
@@ -265,6 +294,7 @@ func (d *deriver) crashBefore(k int) {
 	d.note(last.Seq, "the process died after this event and restarted at %d ms: when exactly it died is not in the log; the replay kills it at %d ms", d.rel(restart.Time), d.rel(crashAt))
 	d.newIncarnation()
 	d.step, d.attempt, d.retryWaiting, d.message = nil, nil, nil, nil
+	d.now = restart.Time
 }
 
 // newIncarnation starts the agent's next life: its own random source and llm-retry plugin.
@@ -295,8 +325,54 @@ func (d *deriver) restartedIdle(start int, seq int64, why string) {
 	d.newIncarnation()
 }
 
+// cancelledBeforeCrash is a cancel the log shows only by what it did to the tool calls of the
+// step a crash then interrupted (before the turn's end could say so): calls cut short with the
+// cancel's own error, calls never started. It struck when the first of them was written, with
+// the cause the cut calls' errors name.
+func (d *deriver) cancelledBeforeCrash(k int) {
+	if d.step == nil || d.cancel >= 0 {
+		return
+	}
+	at, cause, found := int64(-1), harness.CancelCause{Kind: harness.CauseUser}, false
+	for j := k - 1; j >= 0 && d.events[j].Type != harness.TypeStepStart; j-- {
+		r, ok := d.events[j].Data.(harness.ToolResult)
+		if !ok || r.Error == nil {
+			continue
+		}
+		if c, named := causeNamed(r.Error.Message); named {
+			at, cause, found = d.events[j].Time, c, true
+		} else if r.Error.Code == harness.CodeToolAbortedBeforeDispatch {
+			at = d.events[j].Time
+		}
+	}
+	if at < 0 {
+		return
+	}
+	if !found {
+		d.note(d.events[k-1].Seq, "calls never started say a cancel struck before the crash, but not its cause: the replay's says user")
+	}
+	d.plan.Actions = append(d.plan.Actions, faults.Action{AtMs: d.rel(max(at, d.lastProgressMs)), Kind: faults.ActCancel, Cause: cause.Kind, Reason: cause.Reason, KeepInbox: true})
+	d.note(d.events[k-1].Seq, "a %s cancel struck before the crash: the turn's end that would name it was never written", cause.Kind)
+}
+
+// causeNamed reads the cancel cause an error text names ("harness: cancelled (hook): reason"),
+// as the harness renders a cancellation a tool returned.
+func causeNamed(text string) (harness.CancelCause, bool) {
+	for _, kind := range []string{harness.CauseUser, harness.CauseParent, harness.CauseHook, harness.CauseDisposed} {
+		bare := harness.CancelCause{Kind: kind}.Error()
+		if text == bare {
+			return harness.CancelCause{Kind: kind}, true
+		}
+		if reason, ok := strings.CutPrefix(text, bare+": "); ok {
+			return harness.CancelCause{Kind: kind, Reason: reason}, true
+		}
+	}
+	return harness.CancelCause{}, false
+}
+
 // repairEvent reads an event crash repair wrote: its turn/end closes the turn the crash left open.
 func (d *deriver) repairEvent(i int) {
+	d.now = max(d.now, d.events[i].Time)
 	switch data := d.events[i].Data.(type) {
 	case harness.TurnEnd:
 		d.turn, d.cancel = 0, -1
@@ -318,33 +394,53 @@ func (d *deriver) repairEvent(i int) {
 	}
 }
 
-// woke reports whether e is what starts a turn at startMs: a send that wakes the agent, or the
-// end of a turn (the next takes the work queued meanwhile), just before.
-func woke(e harness.Event, startMs int64) bool {
-	if startMs-e.Time > wakeSlackMs {
+// woke reports whether events[i-1] is what starts the turn at events[i]: a send that wakes the
+// agent, or the end of a turn the driver goes on from (an aborted turn only when a waking send
+// came while it ran: its wake was latched), just before.
+func (d *deriver) woke(i int) bool {
+	j := i - 1
+	for j > 0 && (d.events[j].Type == harness.TypeInboxPush && !waking(d.events[j]) || d.events[j].Type == harness.TypeUserMessage) {
+		j-- // sends that wake nothing, since the one that did
+	}
+	e := d.events[j]
+	if d.events[i].Time-e.Time > wakeSlackMs {
 		return false
 	}
 	switch data := e.Data.(type) {
 	case harness.InboxPush:
-		return data.Kind == harness.KindFollowup || data.Kind == harness.KindSteer
+		return waking(e)
 	case harness.TurnEnd:
-		return true
+		if data.Reason.Kind != harness.EndAborted {
+			return true
+		}
+		for j := i - 2; j >= 0 && d.events[j].Type != harness.TypeTurnStart; j-- {
+			if push, ok := d.events[j].Data.(harness.InboxPush); ok && push.Kind != harness.KindInject {
+				return true
+			}
+		}
 	}
 	return false
 }
 
+// waking reports whether e is the push of a send that wakes the agent: a followup or a steer.
+func waking(e harness.Event) bool {
+	push, ok := e.Data.(harness.InboxPush)
+	return ok && (push.Kind == harness.KindFollowup || push.Kind == harness.KindSteer)
+}
+
 // wakeSlackMs is how long a production agent may take from a wake to its turn's start: a turn
 // that starts later was woken by something the log does not show.
-const wakeSlackMs = 100
+const wakeSlackMs = 50
 
 // restartWoke is a turn that starts at events[i] with nothing in the log to wake the agent: a
 // host restarting it wakes it, so the process died while idle and restarted then. When it died is
 // not in the log: the replay kills it 1 ms before.
 func (d *deriver) restartWoke(i int) {
 	e := d.events[i]
-	crashAt := max(e.Time-1, d.events[i-1].Time)
+	crashAt := max(e.Time-1, d.events[i-1].Time, d.now)
 	d.plan.Actions = append(d.plan.Actions, faults.Action{AtMs: d.rel(crashAt), Kind: faults.ActCrash, RestartAfterMs: e.Time - crashAt})
 	d.note(e.Seq, "turn %d starts with nothing in the log to wake the agent: a restart woke it; the replay kills its process while idle at %d ms", e.Data.(harness.TurnStart).Turn, d.rel(crashAt))
 	d.newIncarnation()
 	d.message = nil
+	d.now = max(d.now, e.Time)
 }

@@ -14,20 +14,21 @@ import (
 // claims; a retry's, after llm/retry-started) becomes the next answer of the plan, shaped by what
 // came back and how it ended.
 
-// attempt is one request in flight: when it went, and what it streamed so far.
+// attempt is one request in flight: when it went, and what it streamed so far, when.
 type attempt struct {
 	startMs int64
 	seq     int64 // the event that sent it
 	texts   []string
-	textMs  []int64
 	calls   []harness.Chunk
 	finish  *harness.Chunk
-	// finishMs is when the finish came, lastMs when the last chunk did.
-	finishMs, lastMs int64
+	// atMs are the times of its deliveries so far (texts, calls, finish), in order; lastMs the
+	// last one's (the start's before any).
+	atMs   []int64
+	lastMs int64
 }
 
 // empty reports whether nothing came back yet.
-func (a *attempt) empty() bool { return len(a.texts) == 0 && len(a.calls) == 0 && a.finish == nil }
+func (a *attempt) empty() bool { return len(a.atMs) == 0 }
 
 // stepRecord is the open step's answer and its calls, by id.
 type stepRecord struct {
@@ -47,8 +48,11 @@ type stepCall struct {
 	planned       bool
 	// dispatchMs is when it was dispatched, endMs when it was planned to end (its result's
 	// time when no plan says).
-	dispatchMs, endMs    int64
-	dispatched, resulted bool
+	dispatchMs, endMs int64
+	// dispatchSimMs is when the replay dispatches it; callSeq and resultSeq are its tool/call's
+	// and its tool/result's places in the log.
+	dispatchSimMs, callSeq, resultSeq int64
+	dispatched, resulted              bool
 	// aborted is set for a call the abort kept from starting (its synthetic result).
 	aborted bool
 	// delivered is the call's chunk as the log has it.
@@ -62,34 +66,29 @@ func (d *deriver) chunk(e harness.Event, c harness.AssistantChunk) error {
 	}
 	switch c.Chunk.Kind {
 	case harness.ChunkText:
-		if len(a.calls) > 0 {
-			d.note(e.Seq, "a text chunk after a tool-call chunk: the replay streams every text before the calls")
+		if len(a.calls) > 0 || a.finish != nil {
+			return fmt.Errorf("seq %d: a text chunk after a tool-call chunk: no planned answer streams text after its calls", e.Seq)
 		}
-		a.texts, a.textMs = append(a.texts, c.Chunk.Text), append(a.textMs, e.Time)
+		a.texts = append(a.texts, c.Chunk.Text)
 	case harness.ChunkToolCall:
 		a.calls = append(a.calls, c.Chunk)
 	case harness.ChunkFinish:
 		chunk := c.Chunk
-		a.finish, a.finishMs = &chunk, e.Time
+		a.finish = &chunk
 	}
-	a.lastMs = e.Time
+	d.now = max(d.now, e.Time)
+	a.atMs, a.lastMs = append(a.atMs, d.now), d.now
 	return nil
 }
 
-// completed is a request that finished: its answer streams the texts, the calls and the finish.
+// completed is a request that finished: its answer streams the texts, the calls and the finish
+// when the log has them.
 func (d *deriver) completed(e harness.Event, m harness.AssistantMessage) error {
 	a := d.attempt
 	if a == nil {
 		return fmt.Errorf("seq %d: an assistant/message outside any request", e.Seq)
 	}
-	answer := d.streamed(a, len(a.texts), e.Time)
-	if steps := len(a.texts) + len(a.calls) + 1; len(a.calls)+len(a.texts) > 0 && paced(a, answer.ChunkDelayMs) {
-		// Its calls and finish took their time as its texts did: a stream that paces every
-		// chunk (and, as the world plays one, ignores its context: the harness stops at the
-		// cancellation itself).
-		answer.IgnoreCancel = true
-		answer.ChunkDelayMs = int64(math.Round(float64(a.finishMs-a.startMs) / float64(steps)))
-	}
+	answer := d.streamed(a, nil)
 	answer.Finish = m.Finish
 	index := len(d.plan.Answers)
 	if d.step != nil {
@@ -102,8 +101,7 @@ func (d *deriver) completed(e harness.Event, m harness.AssistantMessage) error {
 			d.step.calls[c.CallID] = &stepCall{answer: index, index: j, planned: planned, delivered: c}
 		}
 	}
-	d.plan.Answers = append(d.plan.Answers, answer)
-	d.attempt = nil
+	d.appendAnswer(answer)
 	return nil
 }
 
@@ -114,120 +112,151 @@ func (d *deriver) retried(i int, r harness.LlmRetry) error {
 	if d.attempt == nil {
 		return fmt.Errorf("seq %d: an llm/retry outside any request (a retry a downstream handler asked for? the replay cannot tell its request)", e.Seq)
 	}
-	if err := d.failed(e, r.Failure); err != nil {
+	d.now = max(d.now, e.Time)
+	if err := d.failed(e.Seq, d.now, r.Failure); err != nil {
 		return err
 	}
-	d.retryWaiting = &d.events[i]
+	d.retryWaiting, d.retryDueMs = &d.events[i], d.now+int64(math.Round(r.DelayMs))
 	d.chain(e, r)
 	return nil
 }
 
-// failed is a request that ended in failure at e: its answer streams the texts and fails.
-func (d *deriver) failed(e harness.Event, f harness.Failure) error {
+// failed is a request that ended in failure at atMs: its answer streams the texts and fails.
+func (d *deriver) failed(seq, atMs int64, f harness.Failure) error {
 	a := d.attempt
 	if a.finish != nil && len(a.calls) == 0 && len(a.texts) == 0 && f.Code == harness.CodeEmptyResponse {
 		// A finish with nothing before it: the harness's assembler called it empty.
-		answer := d.streamed(a, 0, a.finishMs)
+		answer := d.streamed(a, nil)
 		answer.Finish = a.finish.Finish
-		answer.ChunkDelayMs = min(max(0, a.finishMs-a.startMs), faults.DurationMsMax)
-		d.plan.Answers = append(d.plan.Answers, answer)
-		d.attempt = nil
+		d.appendAnswer(answer)
 		return nil
 	}
 	if len(a.calls) > 0 || a.finish != nil {
-		return fmt.Errorf("seq %d: a failure (%s) after a streamed tool call or finish: no planned answer fails there", e.Seq, f.Code)
+		return fmt.Errorf("seq %d: a failure (%s) after a streamed tool call or finish: no planned answer fails there", seq, f.Code)
 	}
-	answer := d.streamed(a, len(a.texts)+1, e.Time)
+	end := max(atMs, a.lastMs)
+	answer := d.streamed(a, &end)
 	answer.Fail = &faults.Fail{Code: f.Code, Message: f.Message, Status: f.Status, RetryAfterMs: f.ProviderRetryAfterMs, RequestID: f.RequestID}
-	d.plan.Answers = append(d.plan.Answers, answer)
-	d.attempt = nil
+	d.appendAnswer(answer)
 	return nil
 }
 
 // cutAttempt ends the request in flight at atMs (a cancel or a crash struck): its answer streams
-// what came and is still streaming then, so the cut finds it where the log does.
+// what came, and its next delivery comes well after the cut, so the cut finds it where the log
+// does.
 func (d *deriver) cutAttempt(atMs, seq int64) {
 	a := d.attempt
 	if a == nil {
 		return
 	}
-	d.attempt = nil
-	k := len(a.texts)
-	answer := d.streamed(a, k, a.lastMs)
-	if k == 0 {
-		// Nothing came: whatever the answer was, it comes after the cut.
-		answer.ChunkDelayMs = min(atMs-a.startMs+cutMarginMs, faults.DurationMsMax)
-	} else if next := a.startMs + int64(k+1)*answer.ChunkDelayMs; next <= atMs {
-		// The next chunk must come after the cut: the delay grows, and the streamed chunks
-		// come a little later than they did.
-		answer.ChunkDelayMs = (atMs-a.startMs)/int64(k+1) + 1
-		if drift := int64(k) * answer.ChunkDelayMs; a.startMs+drift-a.lastMs > replayDriftMs {
-			d.note(seq, "the answer cut at %d ms streamed its %d chunks unevenly: the replay's come up to %d ms later", d.rel(atMs), k, a.startMs+drift-a.lastMs)
+	var answer faults.Answer
+	if a.finish != nil {
+		// Its finish came, and the cut struck before the harness wrote the message: the
+		// replay's harness writes it at once.
+		answer = d.streamed(a, nil)
+		answer.Finish = a.finish.Finish
+		d.note(seq, "the request was cut at %d ms after its finish came and before its message was written: the replay's is written", d.rel(atMs))
+	} else {
+		next := max(atMs, a.lastMs) + cutMarginMs
+		answer = d.streamed(a, &next)
+		if len(a.calls) == 0 {
+			answer.Chunks++ // the next is one more text chunk
 		}
+		answer.Finish = harness.FinishCompleted
 	}
-	answer.Chunks = k + 1
-	answer.Finish = harness.FinishCompleted
-	answer.Calls = nil
-	if len(a.calls) > 0 || a.finish != nil {
-		d.note(seq, "the request cut at %d ms had streamed tool calls or its finish: the replay's answer stops before them", d.rel(atMs))
-	}
+	d.cutCalls(&answer, a)
 	d.note(a.seq, "the request sent here was cut at %d ms: what the rest of its answer would have been is not in the log; the replay's goes on with text", d.rel(atMs))
-	d.plan.Answers = append(d.plan.Answers, answer)
+	d.appendAnswer(answer)
 }
 
 // cutLate ends the request in flight, which a cancel at cancelMs ended only at endMs: its stream
-// ignored the cancellation, and the harness saw it when the next chunk came. Its answer paces
-// every chunk (texts, calls, then a finish that comes at endMs) and ignores its context, as the
-// world plays a stream that does.
+// ignored the cancellation, and the harness saw it when the next delivery came. Its answer
+// delivers that at endMs and ignores its context, as the world plays a stream that does.
 func (d *deriver) cutLate(cancelMs, endMs, seq int64) {
 	a := d.attempt
-	d.attempt = nil
-	steps := len(a.texts) + len(a.calls) + 1
-	answer := d.streamed(a, steps, endMs)
+	if a.finish != nil {
+		d.cutAttempt(cancelMs, seq)
+		return
+	}
+	answer := d.streamed(a, &endMs)
+	if len(a.calls) == 0 {
+		answer.Chunks++
+	}
 	answer.IgnoreCancel, answer.Finish = true, harness.FinishCompleted
+	d.cutCalls(&answer, a)
+	d.note(seq, "the cancel at %d ms ended the request only at %d ms: its stream ignored the cancellation; the replay's does, and what it would have said after is not in the log", d.rel(cancelMs), d.rel(endMs))
+	d.appendAnswer(answer)
+}
+
+// cutCalls gives a cut answer the calls its stream delivered before the cut.
+func (d *deriver) cutCalls(answer *faults.Answer, a *attempt) {
 	index := len(d.plan.Answers)
 	for j, c := range a.calls {
 		call, _ := d.call(index, j, c)
 		answer.Calls = append(answer.Calls, call)
 	}
-	d.note(seq, "the cancel at %d ms ended the request only at %d ms: its stream ignored the cancellation; the replay's does, and what it would have said after is not in the log", d.rel(cancelMs), d.rel(endMs))
+	if len(a.calls) > 0 {
+		answer.Finish = harness.FinishToolCalls
+	}
+}
+
+// appendAnswer adds the attempt's answer to the plan: the request is over.
+func (d *deriver) appendAnswer(answer faults.Answer) {
 	d.plan.Answers = append(d.plan.Answers, answer)
+	d.attempt = nil
 }
 
-// paced reports whether the attempt's finish came well after its last text chunk: a stream that
-// paces its calls and finish as it paces its texts, not one that sends them at once.
-func paced(a *attempt, delayMs int64) bool {
-	last := a.startMs
-	if n := len(a.textMs); n > 0 {
-		last = a.textMs[n-1]
-	}
-	gap := a.finishMs - last
-	return a.finish != nil && gap >= 2 && (len(a.textMs) == 0 || 2*gap >= delayMs)
-}
+// cutMarginMs is how far after a cut the rest of a cut answer comes.
+const cutMarginMs = 1000
 
-// Margins of a derivation: how far after a cut the rest of a cut answer comes, and how much a
-// replay's times may drift from the log's before the derivation says so.
-const (
-	cutMarginMs   = 1000
-	replayDriftMs = 20
-)
-
-// streamed is the answer of an attempt's first k text chunks, ending (its last chunk, or its
-// failure when there are k = texts+1 steps) at endMs: the chunks spread evenly from the request.
-func (d *deriver) streamed(a *attempt, k int, endMs int64) faults.Answer {
-	texts := a.texts
-	answer := faults.Answer{Chunks: len(texts)}
-	if k > 0 {
-		answer.ChunkDelayMs = int64(math.Round(float64(endMs-a.startMs) / float64(k)))
-		answer.ChunkDelayMs = min(max(answer.ChunkDelayMs, 0), faults.DurationMsMax)
+// streamed is the answer of what the attempt delivered, each delivery at its time, and then, when
+// next is set, one more delivery (a text chunk, a failure, a finish) at *next.
+func (d *deriver) streamed(a *attempt, next *int64) faults.Answer {
+	answer := faults.Answer{Chunks: len(a.texts)}
+	prev := a.startMs
+	delays := make([]int64, 0, len(a.atMs)+1)
+	for _, at := range a.atMs {
+		delays = append(delays, min(max(at-prev, 0), faults.DurationMsMax))
+		prev = at
 	}
-	for i, t := range texts {
+	if next != nil {
+		delays = append(delays, min(max(*next-prev, 0), faults.DurationMsMax))
+	}
+	for i, t := range a.texts {
 		if t != partText(i+1) {
-			answer.Texts = texts
+			answer.Texts = a.texts
 			break
 		}
 	}
+	// A typical text gap for ChunkDelayMs; the delays themselves only where they say more.
+	if len(delays) > 0 {
+		answer.ChunkDelayMs = delays[0]
+	}
+	if !evenlyPaced(answer.ChunkDelayMs, delays, len(a.texts), len(a.calls), a.finish != nil) {
+		answer.DelaysMs = delays
+	}
 	return answer
+}
+
+// evenlyPaced reports whether ChunkDelayMs alone gives delays, as the world waits without
+// DelaysMs: each text chunk waits it, calls come at once, and the end (a failure, a text chunk
+// more, or the finish of an answer with neither text nor calls) waits it, while a finish after
+// text or calls comes at once.
+func evenlyPaced(chunkDelayMs int64, delays []int64, texts, calls int, finished bool) bool {
+	for i, delay := range delays {
+		wants := chunkDelayMs
+		switch {
+		case i < texts:
+		case i < texts+calls:
+			wants = 0
+		case calls > 0 || finished && texts > 0:
+			wants = 0
+		}
+		if delay != wants {
+			return false
+		}
+	}
+	return true
 }
 
 // call is the j-th tool call of the index-th answer: its planned behaviour, from its arguments

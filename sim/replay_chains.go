@@ -21,6 +21,9 @@ func (d *deriver) findPolicy() {
 			continue
 		}
 		d.policyKey = r.PolicyKey
+		if r.Provider != simulatedProviderName {
+			d.replay.Provider = r.Provider // the name keys chains: the replay's provider takes it
+		}
 		if policy, ok := harness.ParsePolicyKey(r.PolicyKey); ok {
 			d.plan.Policy, d.policyKnown = policy, true
 			return

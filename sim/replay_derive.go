@@ -96,11 +96,24 @@ type deriver struct {
 	repairAt map[int]bool
 	// steps are the steps read so far, the open one last: their calls tell the pool limit.
 	steps []*stepRecord
+
+	// The replay's clock, predicted (replay_clock.go): simMs is when the replay writes the
+	// event read last, now when it writes the event being read, agentMs when it wrote the
+	// agent's last; sends are the actions since, retryDueMs when the waiting backoff ends.
+	simMs, now, agentMs, retryDueMs int64
+	sends                           []int
+	// wakeMs is when a send woke the idle agent whose turn has not started yet (-1: none).
+	wakeMs int64
+	// consequence marks, by seq, the events a cancel wrote ending a turn; lastProgressMs is when
+	// the replay writes the agent's last other event.
+	consequence    map[int64]bool
+	lastProgressMs int64
 }
 
 func newDeriver(events []harness.Event) *deriver {
 	d := &deriver{events: events, origin: events[0].Time, incarnation: 1, retryIDs: map[string]bool{}, inbox: map[string]bool{}, cancel: -1, repairAt: map[int]bool{}}
 	d.replay = Replay{StartMs: d.origin, Draws: []Draws{{}}}
+	d.simMs, d.agentMs, d.wakeMs = d.origin, d.origin, -1
 	d.plan = faults.Plan{Policy: faults.SpecRetryPolicy(), MaxParallelToolCalls: faults.SpecMaxParallelToolCalls}
 	return d
 }
@@ -117,17 +130,18 @@ func (d *deriver) note(seq int64, format string, args ...any) {
 func (d *deriver) derive() error {
 	d.findRepairs()
 	d.findPolicy()
+	d.findConsequences()
 	for i := range d.events {
+		d.now = d.agentMs
 		if d.repairAt[i] {
 			if i == 0 || !d.repairAt[i-1] {
 				d.crashBefore(i)
 			}
 			d.repairEvent(i)
-			continue
-		}
-		if err := d.event(i); err != nil {
+		} else if err := d.event(i); err != nil {
 			return err
 		}
+		d.written(d.events[i])
 	}
 	d.finish()
 	return nil
@@ -142,24 +156,30 @@ func (d *deriver) event(i int) error {
 	switch data := e.Data.(type) {
 	case harness.UserMessage:
 		d.message = &d.events[i]
+		d.now = max(d.now, e.Time)
 	case harness.InboxPush:
+		if d.message != nil {
+			d.now = max(d.now, d.message.Time)
+		}
 		d.send(e, data)
 	case harness.InboxClaim:
 		delete(d.inbox, data.MessageID)
 		if d.attempt != nil && d.attempt.empty() {
-			d.attempt.startMs = e.Time // the request goes once the step has claimed its messages
+			d.attempt.startMs = d.now // the request goes once the step has claimed its messages
 		}
 	case harness.InboxClear:
 		d.clear(e, data)
 	case harness.TurnStart:
-		if i > 0 && !woke(d.events[i-1], e.Time) {
+		if i > 0 && !d.woke(i) {
 			d.restartWoke(i)
+		} else if i > 0 && d.events[i-1].Type == harness.TypeInboxPush && len(d.plan.Actions) > 0 {
+			d.now = max(d.now, d.plan.Actions[len(d.plan.Actions)-1].AtMs+d.origin) // the send woke it
 		}
 		d.turn, d.turnStart = data.Turn, i
 	case harness.StepStart:
 		d.step = &stepRecord{turn: data.Turn, step: data.Step, answer: -1}
 		d.steps = append(d.steps, d.step)
-		d.attempt = &attempt{startMs: e.Time, seq: e.Seq}
+		d.attempt = &attempt{startMs: d.now, seq: e.Seq}
 	case harness.AssistantChunk:
 		return d.chunk(e, data)
 	case harness.AssistantMessage:
@@ -168,7 +188,8 @@ func (d *deriver) event(i int) error {
 		return d.retried(i, data)
 	case harness.LlmRetryStarted:
 		d.retryWaiting = nil
-		d.attempt = &attempt{startMs: e.Time, seq: e.Seq}
+		d.now = max(d.now, d.retryDueMs) // the replay's backoff waits the delay, no more
+		d.attempt = &attempt{startMs: d.now, seq: e.Seq}
 	case harness.ToolCall:
 		d.toolCall(i, data)
 	case harness.ToolResult:
@@ -183,15 +204,18 @@ func (d *deriver) event(i int) error {
 
 // send is a message reaching its lane: the user sent it when its user/message was written.
 func (d *deriver) send(e harness.Event, push harness.InboxPush) {
-	at, text := e.Time, ""
+	text := ""
 	if m := d.message; m != nil {
 		if um, ok := m.Data.(harness.UserMessage); ok && um.Message.ID == push.MessageID {
-			at, text = m.Time, um.Message.Text
+			text = um.Message.Text
 		}
 	}
 	d.message = nil
 	d.inbox[push.MessageID] = true
-	d.plan.Actions = append(d.plan.Actions, faults.Action{AtMs: d.rel(at), Kind: string(push.Kind), Text: text})
+	d.userAction(faults.Action{AtMs: d.rel(d.now), Kind: string(push.Kind), Text: text})
+	if d.turn == 0 && d.wakeMs < 0 && (push.Kind == harness.KindFollowup || push.Kind == harness.KindSteer) {
+		d.wakeMs = d.plan.Actions[len(d.plan.Actions)-1].AtMs + d.origin
+	}
 }
 
 // finish settles what the log's end leaves open: a request or a turn the last incarnation had in
@@ -205,6 +229,9 @@ func (d *deriver) finish() {
 		d.cutAttempt(last.Time+1, last.Seq)
 		d.plan.Actions = append(d.plan.Actions, faults.Action{AtMs: crashAt, Kind: faults.ActCrash, RestartAfterMs: 1})
 		d.note(last.Seq, "the log ends inside turn %d: the process died and the log was not reopened; the replay kills it 1 ms after its last event and restarts it, so crash repair's events follow the log's", d.turn)
+	}
+	if d.wakeMs >= 0 {
+		d.wakeLost(last.Seq)
 	}
 	sortActions(d.plan.Actions)
 	horizon := d.rel(last.Time) + 2

@@ -38,7 +38,7 @@ func (d *deriver) toolCall(i int, c harness.ToolCall) {
 		d.note(e.Seq, "tool call %s was dispatched but no answer of its step asked for it", c.CallID)
 		return
 	}
-	sc.dispatched, sc.dispatchMs = true, e.Time
+	sc.dispatched, sc.dispatchMs, sc.dispatchSimMs, sc.callSeq = true, e.Time, d.now, e.Seq
 	sc.endMs = e.Time + d.plan.Answers[sc.answer].Calls[sc.index].LatencyMs
 	d.step.order = append(d.step.order, c.CallID)
 }
@@ -51,13 +51,23 @@ func (d *deriver) toolResult(e harness.Event, r harness.ToolResult) {
 	if sc == nil || !sc.dispatched {
 		return
 	}
-	sc.resulted = true
+	sc.resulted, sc.resultSeq = true, e.Seq
 	call := &d.plan.Answers[sc.answer].Calls[sc.index]
 	if !sc.planned {
 		// The tool is the user's: the replay waits what it took, then runs it for real.
-		call.LatencyMs = min(max(e.Time-sc.dispatchMs, 0), faults.DurationMsMax)
+		call.LatencyMs = min(max(e.Time-sc.dispatchSimMs, 0), faults.DurationMsMax)
+		sc.endMs = e.Time
 	}
-	sc.endMs = sc.dispatchMs + call.LatencyMs
+	switch {
+	case r.Error != nil && r.Error.Code == harness.CodeToolNotFound:
+		sc.endMs = sc.dispatchMs // no tool ran: its result came at once
+	case !sc.planned:
+		d.now = max(d.now, e.Time)
+	case !ranItsCourse(*call, r):
+		d.now = max(d.now, e.Time) // a cancel cut it short, when the log says
+	default:
+		d.now = max(d.now, sc.dispatchSimMs+call.LatencyMs)
+	}
 }
 
 // outlast makes every call of the open step that was dispatched and has no result yet run past
@@ -70,7 +80,7 @@ func (d *deriver) outlast(atMs, seq int64) {
 	}
 	for _, id := range d.step.order {
 		sc := d.step.calls[id]
-		if sc.resulted {
+		if sc.resulted || sc.aborted {
 			continue
 		}
 		call := &d.plan.Answers[sc.answer].Calls[sc.index]
@@ -121,11 +131,16 @@ func (d *deriver) poolLimit() int {
 			if j == 0 || sc.dispatchMs == group[j-1].dispatchMs {
 				continue
 			}
+			// A call waited for a slot when one ended as it started: an earlier call whose result
+			// the log has before it (committed as it ended), or, after a gap longer than a sync,
+			// one planned to end then.
+			gap := sc.dispatchMs - group[j-1].dispatchMs
 			freed, inFlight := false, 0
 			for _, o := range group[:j] {
 				if o.endMs >= sc.dispatchMs-poolSlackMs {
 					inFlight++
-					freed = freed || o.endMs <= sc.dispatchMs+1
+					ended := o.endMs <= sc.dispatchMs+1
+					freed = freed || ended && (o.resulted && o.resultSeq < sc.callSeq || gap > poolSlackMs)
 				}
 			}
 			if freed && (bound == 0 || inFlight < bound) {
