@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/turnsim/turnsim/faults"
@@ -259,6 +260,13 @@ func evenlyPaced(chunkDelayMs int64, delays []int64, texts, calls int, finished 
 	return true
 }
 
+// plannedToolName reports whether name is one of turnsim's simulated tools' (or the unknown one
+// the world calls): a call to any other is a user's tool's, whose arguments the world encodes
+// with the user's input.
+func plannedToolName(name string) bool {
+	return slices.Contains(faults.ParallelTools, name) || slices.Contains(faults.ExclusiveTools, name) || name == faults.UnknownTool
+}
+
 // call is the j-th tool call of the index-th answer: its planned behaviour, from its arguments
 // when they carry one (turnsim's simulated tools, and the fault server, write the plan's call
 // there), else a call whose latency and outcome its tool/result will tell. The call's id and
@@ -269,7 +277,9 @@ func (d *deriver) call(index, j int, c harness.Chunk) (faults.Call, bool) {
 		call := args.Call
 		call.Name = c.Name
 		id := "call-" + strconv.Itoa(index+1) + "-" + strconv.Itoa(j+1)
-		if wantID, wantText := encodeCall([]byte(id), toolArguments{Request: index + 1, Call: call, Input: args.Input}); wantID != c.CallID || wantText != c.Arguments {
+		wantID, wantText := encodeCall([]byte(id), toolArguments{Request: index + 1, Call: call, Input: args.Input})
+		if wantID != c.CallID || wantText != c.Arguments || !plannedToolName(c.Name) {
+			// A user's tool gets its input in the world's encoding: the log's text is kept.
 			call.ID, call.Arguments = c.CallID, c.Arguments
 		}
 		return call, true
