@@ -92,10 +92,14 @@ func (c *cli) printReplay(path string, r sim.ReplayResult) {
 			fmt.Fprintf(c.stdout, "  %s\n", note)
 		}
 	}
+	start := r.Schedule.Replay.StartMs // violations are timed from the log's start, as its timeline
 	if len(r.Incident) == 0 {
 		fmt.Fprintln(c.stdout, "incident: the log breaks none of the properties a log alone can judge")
 	}
 	for _, v := range r.Incident {
+		if v.AtMs >= start {
+			v.AtMs -= start
+		}
 		fmt.Fprintf(c.stdout, "incident: %s\n", v)
 	}
 	if r.Matched() {
@@ -107,6 +111,9 @@ func (c *cli) printReplay(path string, r sim.ReplayResult) {
 		fmt.Fprintln(c.stdout, "replay: no violations")
 	}
 	for _, v := range r.Outcome.Violations {
+		if v.AtMs >= start {
+			v.AtMs -= start
+		}
 		fmt.Fprintf(c.stdout, "replay: %s\n", v)
 	}
 }
