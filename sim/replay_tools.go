@@ -38,6 +38,11 @@ func (d *deriver) toolCall(i int, c harness.ToolCall) {
 		d.note(e.Seq, "tool call %s was dispatched but no answer of its step asked for it", c.CallID)
 		return
 	}
+	if e.Time-d.now > driftMaxMs {
+		// Far later than the event before it: the call waited for a slot in the pool, which the
+		// replay frees when the call holding it ends, at its time.
+		d.now = e.Time
+	}
 	sc.dispatched, sc.dispatchMs, sc.dispatchSimMs, sc.callSeq = true, e.Time, d.now, e.Seq
 	sc.endMs = e.Time + d.plan.Answers[sc.answer].Calls[sc.index].LatencyMs
 	d.step.order = append(d.step.order, c.CallID)
