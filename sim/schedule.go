@@ -38,6 +38,9 @@ type Schedule struct {
 	Depth int          `json:"depth,omitempty"`
 	Swarm faults.Swarm `json:"swarm"`
 	Plan  faults.Plan  `json:"plan"`
+	// Replay is what a schedule derived from a production log carries beyond its plan (see
+	// ScheduleFromLog); nil for a drawn schedule.
+	Replay *Replay `json:"replay,omitempty"`
 }
 
 // Random streams derived from a seed, one per consumer, so that drawing more in one never shifts
@@ -111,6 +114,11 @@ func (s Schedule) Validate() error {
 		}
 		if !(rate >= 0 && rate <= 1) {
 			return fmt.Errorf("sim: schedule swarm: fault %q has rate %g outside [0, 1]", name, rate)
+		}
+	}
+	if s.Replay != nil {
+		if err := s.Replay.Validate(); err != nil {
+			return err
 		}
 	}
 	return s.Plan.Validate()

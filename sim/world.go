@@ -134,6 +134,7 @@ func runWorldInto(schedule Schedule, agent Agent, s *scratch, out *Outcome) *wor
 		MaxHandoffs:    handoffLimit(schedule),
 		MaxTasks:       taskLimit(schedule),
 		PCTDepth:       schedule.Depth,
+		Start:          schedule.start(),
 	})
 	w := newWorldWith(schedule, scheduler, scheduler, agent, s)
 	if w.disk != nil {

@@ -39,6 +39,7 @@ func commands() []command {
 		{"policy", "compare retry policies under contention: many agents, one provider", runPolicy},
 		{"fuzz-policy", "fuzz retry policy families' parameters and schedules against the safety properties", runFuzzPolicy},
 		{"check", "validate session logs against the invariant layer and the log-only properties", runCheck},
+		{"replay", "turn an incident's session log into a schedule and replay it: what broke, and whether a fix holds", runReplay},
 		{"merge", "combine the -json summaries of run -shard 1/n … n/n into the whole run's", runMerge},
 		{"serve", "serve a provider plan over loopback HTTP (OpenAI and Anthropic SSE) for real adapters", runServe},
 		{"scenarios", "list the seed article's scenarios", runScenarios},

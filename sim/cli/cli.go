@@ -56,6 +56,7 @@ var commands = []command{
 	{"repro", "re-run one seed or schedule file: its timeline and its violations", (*cli).repro},
 	{"shrink", "minimise a failing schedule file, keeping its property failing", (*cli).shrink},
 	{"check", "check session logs against the invariant layer, the log-only properties and the agent's own", (*cli).check},
+	{"replay", "turn an incident's session log into a schedule and replay it on the agent: what broke, and whether a fix holds", (*cli).replay},
 	{"properties", "list the properties: the catalogue's and the agent's own", (*cli).properties},
 	{"mutate", "mutation testing: build this command with each of your mutants planted and hunt it with seeds", (*cli).mutate},
 }
