@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/harness/eventjson"
 )
 
 // LogMismatch is where a replay's log parts from the incident's.
@@ -22,7 +23,7 @@ func (m *LogMismatch) String() string {
 		if e == nil {
 			return "(the log has ended)"
 		}
-		line, err := harness.EncodeEvent(*e)
+		line, err := eventjson.Append(nil, []harness.Event{*e})
 		if err != nil {
 			return Describe(*e)
 		}
@@ -81,7 +82,7 @@ func differs(want, got *harness.Event, lateMs int64) string {
 
 // samePayload reports whether two payloads encode alike.
 func samePayload(a, b harness.EventData) bool {
-	x, errX := harness.EncodeEvent(harness.Event{Type: a.EventType(), Data: a})
-	y, errY := harness.EncodeEvent(harness.Event{Type: b.EventType(), Data: b})
+	x, errX := eventjson.Append(nil, []harness.Event{{Type: a.EventType(), Data: a}})
+	y, errY := eventjson.Append(nil, []harness.Event{{Type: b.EventType(), Data: b}})
 	return errX == nil && errY == nil && bytes.Equal(x, y)
 }
