@@ -7,10 +7,9 @@
 package main
 
 import (
-	"context"
 	"os"
-	"time"
 
+	"github.com/turnsim/turnsim/examples/chat/clocktool"
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/sim"
 	"github.com/turnsim/turnsim/sim/cli"
@@ -22,13 +21,5 @@ func main() {
 
 // agent is chat's agent as the simulator runs it: its one tool, reading the world's clock.
 func agent() sim.Agent {
-	return sim.Agent{Tools: func(rt harness.Runtime) []harness.Tool { return []harness.Tool{clockTool(rt.Clock())} }}
-}
-
-// clockTool is examples/chat's tool (the same code: a chat package main cannot be imported): the
-// time in UTC, RFC 3339, on the clock it is given.
-func clockTool(clk harness.Clock) harness.Tool {
-	return harness.Tool{Name: "clock", Parallel: true, Run: func(ctx context.Context, arguments string) (string, error) {
-		return clk.Now().UTC().Format(time.RFC3339), nil
-	}}
+	return sim.Agent{Tools: func(rt harness.Runtime) []harness.Tool { return []harness.Tool{clocktool.Tool(rt.Clock())} }}
 }
