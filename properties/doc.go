@@ -11,9 +11,9 @@
 //
 // The oracles are independent of what they judge: spec.go states the spec's retryable codes,
 // delay window and pool default, and policykey.go reads the log's policyKey format, in this
-// package's own code. From the harness it uses only types, constants, ReadJSONL and ValidateLog;
-// independence_test.go type-checks the package and fails on anything else (a default such as
-// the harness's default retryable codes, a helper such as its delay window, a policy's method), since
-// a property that read those would move with the bug it exists to catch. labelchecks.go judges
-// the labels the harness gives the faults the world says it injected.
+// package's own code. From the harness it uses only types, constants, its JSON Lines decoder and
+// ValidateLog; independence_test.go type-checks the package and fails on anything else (a
+// default such as the harness's default retryable codes, a helper such as its delay window, a
+// policy's method), since a property that read those would move with the bug it exists to catch.
+// labelchecks.go judges the labels the harness gives the faults the world says it injected.
 package properties

@@ -19,25 +19,24 @@ import (
 
 // The oracles must not read what they judge. properties/ may use the harness's vocabulary (its
 // types, its constants: event types, codes, lanes, kinds) and the means of reading a log back
-// (ReadJSONL, DecodeJSONL, DecodeJSONLShared or a JSONLDecoder, and ValidateLog, which log-replays judges the log with), but never
-// its policy logic or defaults: no package-level variable (DefaultRetryableCodes), no other function
-// (DelayWindowMs, ParsePolicyKey, DefaultRetryPolicy, …), no method but the data accessors below.
+// (ReadJSONL or DecodeJSONL, and ValidateLog, which log-replays judges the log with), but never
+// its policy logic or defaults: no package-level variable (DefaultRetryableCodes), no other
+// function (DelayWindowMs, ParsePolicyKey, DefaultRetryPolicy, …), no method but the data
+// accessors below.
 
 const harnessPath = "github.com/turnsim/turnsim/harness"
 
 // allowedHarnessFuncs are the harness functions properties/ may call.
 var allowedHarnessFuncs = map[string]bool{
-	"ReadJSONL":         true, // log-replays: the log must decode
-	"DecodeJSONL":       true, // the same, of a log in memory
-	"DecodeJSONLShared": true, // the same, without a copy of the text
-	"ValidateLog":       true, // log-replays: the decoded log must pass the invariant layer on replay
+	"ReadJSONL":   true, // log-replays: the log must decode
+	"DecodeJSONL": true, // the same, of a log in memory
+	"ValidateLog": true, // log-replays: the decoded log must pass the invariant layer on replay
 }
 
 // allowedHarnessMethods are the harness methods properties/ may call, as Type.Method: accessors
 // that read data. None decides anything the spec states.
 var allowedHarnessMethods = map[string]bool{
 	"AssembledMessage.ToolCalls": true, // the tool-call blocks of an assistant message
-	"JSONLDecoder.DecodeShared":  true, // log-replays: DecodeJSONLShared into memory kept across runs
 }
 
 // harnessUsesIn type-checks the package made of files (parsed with fset) and lists every use of
