@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // Limits bound a document. A zero field takes the default named beside it.
@@ -29,15 +30,20 @@ type Limits struct {
 	// DuplicateKeys refuses an object that names a key twice (compared after unescaping), which
 	// encoding/json and the harness's codec take silently, the last one winning.
 	DuplicateKeys bool
+	// TopKey, if set, is called with each key of the top-level object as it is read (unescaped);
+	// an error it returns stops the reading there, as a broken limit.
+	TopKey func(key string) error
 }
 
 const defaultDepth = 64
 
 // Error is a document that breaks a limit or is not JSON: Offset is the byte at which it was
-// found, Reason what is wrong.
+// found, Reason what is wrong, and Limit whether a limit was broken (false: it is not JSON, which
+// a caller may prefer to hear from its own decoder, in its own words).
 type Error struct {
 	Offset int64
 	Reason string
+	Limit  bool
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("jsonlimit: at byte %d: %s", e.Offset, e.Reason) }
@@ -45,7 +51,7 @@ func (e *Error) Error() string { return fmt.Sprintf("jsonlimit: at byte %d: %s",
 // CheckBytes checks data against the limits.
 func CheckBytes(data []byte, lim Limits) error {
 	if lim.Bytes > 0 && int64(len(data)) > lim.Bytes {
-		return &Error{Offset: lim.Bytes, Reason: fmt.Sprintf("the document is longer than %d bytes", lim.Bytes)}
+		return &Error{Offset: lim.Bytes, Reason: fmt.Sprintf("the document is longer than %d bytes", lim.Bytes), Limit: true}
 	}
 	s := scanner{buf: data, end: len(data), lim: lim, done: true}
 	return s.document()
@@ -67,6 +73,8 @@ type scanner struct {
 	readErr    error
 	lim        Limits
 	containers int
+	raw        []byte   // a key's bytes, reused
+	keys       []string // the keys of the open objects, outermost first
 }
 
 // errEOF marks the end of the document inside a value.
@@ -76,6 +84,11 @@ func (s *scanner) offset() int64 { return s.base + int64(s.pos) }
 
 func (s *scanner) fail(reason string, args ...any) error {
 	return &Error{Offset: s.offset(), Reason: fmt.Sprintf(reason, args...)}
+}
+
+// failLimit is fail for a broken limit.
+func (s *scanner) failLimit(reason string, args ...any) error {
+	return &Error{Offset: s.offset(), Reason: fmt.Sprintf(reason, args...), Limit: true}
 }
 
 // fill reads more of the document; false at its end.
@@ -100,7 +113,7 @@ func (s *scanner) fill() bool {
 		over := int(s.lim.Bytes - s.base)
 		s.end = max(over, 0)
 		s.done = true
-		s.readErr = &Error{Offset: s.lim.Bytes, Reason: fmt.Sprintf("the document is longer than %d bytes", s.lim.Bytes)}
+		s.readErr = &Error{Offset: s.lim.Bytes, Reason: fmt.Sprintf("the document is longer than %d bytes", s.lim.Bytes), Limit: true}
 	}
 	return s.end > 0
 }
@@ -145,7 +158,7 @@ func (s *scanner) document() error {
 	}
 	s.skipSpace()
 	if _, ok := s.peek(); ok {
-		return s.fail("data after the JSON value")
+		return s.fail("trailing data after the JSON value")
 	}
 	if s.readErr != nil {
 		return s.endErr()
@@ -178,21 +191,22 @@ func (s *scanner) value(depth int) error {
 
 func (s *scanner) container(open byte, depth int) error {
 	if depth > s.lim.Depth {
-		return s.fail("nested deeper than %d arrays and objects", s.lim.Depth)
+		return s.failLimit("nested deeper than %d arrays and objects", s.lim.Depth)
 	}
 	s.containers++
 	if s.lim.Containers > 0 && s.containers > s.lim.Containers {
-		return s.fail("more than %d arrays and objects in all", s.lim.Containers)
+		return s.failLimit("more than %d arrays and objects in all", s.lim.Containers)
 	}
 	s.pos++
 	closing := byte(']')
 	what := "array of more than %d elements"
-	var keys map[string]bool
+	track := false
+	firstKey := len(s.keys) // this object's keys are s.keys[firstKey:]
+	var keySet map[string]bool
 	if open == '{' {
 		closing, what = '}', "object of more than %d members"
-		if s.lim.DuplicateKeys {
-			keys = map[string]bool{}
-		}
+		track = s.lim.DuplicateKeys || depth == 1 && s.lim.TopKey != nil
+		defer func() { s.keys = s.keys[:firstKey] }()
 	}
 	s.skipSpace()
 	if c, ok := s.peek(); ok && c == closing {
@@ -201,7 +215,7 @@ func (s *scanner) container(open byte, depth int) error {
 	}
 	for n := 1; ; n++ {
 		if s.lim.Elements > 0 && n > s.lim.Elements {
-			return s.fail(what, s.lim.Elements)
+			return s.failLimit(what, s.lim.Elements)
 		}
 		if open == '{' {
 			if c, ok := s.peek(); !ok {
@@ -210,15 +224,20 @@ func (s *scanner) container(open byte, depth int) error {
 				return s.fail("an object key must be a string, not %q", rune(c))
 			}
 			at := s.offset()
-			key, err := s.str(keys != nil)
+			key, err := s.str(track)
 			if err != nil {
 				return err
 			}
-			if keys != nil {
-				if keys[key] {
-					return &Error{Offset: at, Reason: fmt.Sprintf("the key %q appears twice in one object", key)}
+			if depth == 1 && s.lim.TopKey != nil {
+				if err := s.lim.TopKey(key); err != nil {
+					return &Error{Offset: at, Reason: err.Error(), Limit: true}
 				}
-				keys[key] = true
+			}
+			if s.lim.DuplicateKeys {
+				if s.seenKey(key, firstKey, &keySet) {
+					return &Error{Offset: at, Reason: fmt.Sprintf("the key %q appears twice in one object", key), Limit: true}
+				}
+				s.keys = append(s.keys, key)
 			}
 			s.skipSpace()
 			if c, ok := s.peek(); !ok {
@@ -252,66 +271,114 @@ func (s *scanner) container(open byte, depth int) error {
 // keys: "a" and "\u0061" are one key).
 func (s *scanner) str(keep bool) (string, error) {
 	s.pos++ // the opening quote
-	var raw []byte
-	if keep {
-		raw = append(raw, '"')
-	}
-	for size := 0; ; size++ {
-		c, ok := s.peek()
-		if !ok {
+	raw := s.raw[:0]
+	escaped := false
+	size := 0
+	for {
+		if s.pos == s.end && !s.fill() {
 			return "", s.endErr()
 		}
-		if s.lim.StringBytes > 0 && size > s.lim.StringBytes {
-			return "", s.fail("a string longer than %d bytes", s.lim.StringBytes)
+		// The plain run of the string within the window, in one loop.
+		run := s.pos
+		for run < s.end {
+			c := s.buf[run]
+			if c == '"' || c == '\\' || c < 0x20 {
+				break
+			}
+			run++
 		}
-		s.pos++
+		size += run - s.pos
 		if keep {
-			raw = append(raw, c)
+			raw = append(raw, s.buf[s.pos:run]...)
 		}
+		s.pos = run
+		if s.lim.StringBytes > 0 && size > s.lim.StringBytes {
+			return "", s.failLimit("a string longer than %d bytes", s.lim.StringBytes)
+		}
+		if s.pos == s.end {
+			continue
+		}
+		c := s.buf[s.pos]
+		s.pos++
 		switch {
 		case c == '"':
+			s.raw = raw
 			if !keep {
 				return "", nil
 			}
+			if !escaped && utf8.Valid(raw) {
+				return string(raw), nil // what encoding/json reads
+			}
 			var text string
-			if err := json.Unmarshal(raw, &text); err != nil {
+			if err := json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &text); err != nil {
 				return "", s.fail("a string encoding/json does not read: %v", err)
 			}
 			return text, nil
 		case c < 0x20:
 			return "", s.fail("a control character in a string")
-		case c == '\\':
-			e, ok := s.peek()
-			if !ok {
-				return "", s.endErr()
-			}
-			s.pos++
-			size++
-			if keep {
-				raw = append(raw, e)
-			}
-			switch e {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				for range 4 {
-					h, ok := s.peek()
-					if !ok {
-						return "", s.endErr()
-					}
-					if !isHex(h) {
-						return "", s.fail("%q in a \\u escape", rune(h))
-					}
-					s.pos++
-					size++
-					if keep {
-						raw = append(raw, h)
-					}
+		}
+		// A backslash.
+		escaped = true
+		size++
+		e, ok := s.peek()
+		if !ok {
+			return "", s.endErr()
+		}
+		s.pos++
+		size++
+		if keep {
+			raw = append(raw, '\\', e)
+		}
+		switch e {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		case 'u':
+			for range 4 {
+				h, ok := s.peek()
+				if !ok {
+					return "", s.endErr()
 				}
-			default:
-				return "", s.fail("\\%c is not a JSON escape", e)
+				if !isHex(h) {
+					return "", s.fail("%q in a \\u escape", rune(h))
+				}
+				s.pos++
+				size++
+				if keep {
+					raw = append(raw, h)
+				}
 			}
+		default:
+			return "", s.fail("\\%c is not a JSON escape", e)
 		}
 	}
+}
+
+// keysListedMax is how many keys an object's duplicates are looked for among one by one; past
+// it, they go into a set.
+const keysListedMax = 32
+
+// seenKey tells whether this object (its keys from s.keys[first:], or the set once it has one)
+// already named key, and adds it to the set once there is one.
+func (s *scanner) seenKey(key string, first int, set *map[string]bool) bool {
+	own := s.keys[first:]
+	if *set == nil && len(own) < keysListedMax {
+		for _, k := range own {
+			if k == key {
+				return true
+			}
+		}
+		return false
+	}
+	if *set == nil {
+		*set = make(map[string]bool, 2*len(own))
+		for _, k := range own {
+			(*set)[k] = true
+		}
+	}
+	if (*set)[key] {
+		return true
+	}
+	(*set)[key] = true
+	return false
 }
 
 func isHex(c byte) bool {
@@ -357,7 +424,7 @@ func (s *scanner) number() error {
 		}
 	}
 	if s.lim.StringBytes > 0 && length > s.lim.StringBytes {
-		return s.fail("a number longer than %d bytes", s.lim.StringBytes)
+		return s.failLimit("a number longer than %d bytes", s.lim.StringBytes)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -24,6 +25,10 @@ func TestValidityAgreesWithEncodingJSON(t *testing.T) {
 		t.Run(doc, func(t *testing.T) {
 			err := CheckBytes([]byte(doc), Limits{})
 			assert.Equal(t, json.Valid([]byte(doc)), err == nil, "%v", err)
+			var e *Error
+			if errors.As(err, &e) {
+				assert.False(t, e.Limit, "no limit was set: only bad JSON fails")
+			}
 			// The reader form reads the same, whatever the reader's chunks.
 			readerErr := Check(iotest.OneByteReader(strings.NewReader(doc)), Limits{})
 			assert.Equal(t, err == nil, readerErr == nil, "%v vs %v", err, readerErr)
@@ -65,10 +70,20 @@ func TestLimitsAreNamedWithTheirOffset(t *testing.T) {
 				require.ErrorAs(t, err, &e)
 				assert.Contains(t, e.Error(), c.says)
 				assert.Positive(t, e.Offset)
+				assert.True(t, e.Limit, "a broken limit, not bad JSON")
 			}
 		})
 	}
 	assert.NoError(t, CheckBytes([]byte(`[{"a":1},{"a":2}]`), Limits{DuplicateKeys: true}), "one key per object, not per document")
+	assert.NoError(t, CheckBytes([]byte(`{"a":{"a":{"b":1},"b":2},"b":3}`), Limits{DuplicateKeys: true}), "nested objects have keys of their own")
+	var many strings.Builder
+	many.WriteString("{")
+	for i := range 100 {
+		fmt.Fprintf(&many, `"k%d":%d,`, i, i)
+	}
+	assert.NoError(t, CheckBytes([]byte(many.String()+`"last":0}`), Limits{DuplicateKeys: true}))
+	assert.ErrorContains(t, CheckBytes([]byte(many.String()+`"k7":0}`), Limits{DuplicateKeys: true}), `the key "k7" appears twice`, "past the listed keys, in the set")
+	assert.ErrorContains(t, CheckBytes([]byte("{\"\xff\":1,\"\xfe\":2}"), Limits{DuplicateKeys: true}), "appears twice", "both read as U+FFFD")
 	assert.NoError(t, CheckBytes([]byte(`[1,2,3]`), Limits{Elements: 3}), "at the limit is within it")
 }
 
@@ -110,4 +125,23 @@ func TestCheckingAllocatesNothingPerValue(t *testing.T) {
 		}
 	})
 	assert.Less(t, allocs, 10.0)
+}
+
+// TopKey sees the top-level object's keys, unescaped, and can stop the reading at one.
+func TestTopKeys(t *testing.T) {
+	var seen []string
+	lim := Limits{TopKey: func(key string) error {
+		if key == "bad" {
+			return errors.New(`unknown field "bad"`)
+		}
+		seen = append(seen, key)
+		return nil
+	}}
+	require.NoError(t, CheckBytes([]byte(`{"a":{"inner":1},"\u0062":[{"c":2}]}`), lim))
+	assert.Equal(t, []string{"a", "b"}, seen, "nested keys are not top-level keys")
+	err := CheckBytes([]byte(`{"x":1,"bad":2,"after":3}`), lim)
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.True(t, e.Limit)
+	assert.Equal(t, `unknown field "bad"`, e.Reason)
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/turnsim/turnsim/internal/procgroup"
 )
 
 // Build compiles mainPackage (a package path or ./path, resolved in root) with the mutant
@@ -26,6 +28,7 @@ func Build(m Mutant, root, mainPackage, work string) (string, error) {
 	}
 	cmd := exec.Command(goCommand(), "build", "-overlay", overlayPath, "-o", binary, mainPackage)
 	cmd.Dir = root
+	procgroup.Follower(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
