@@ -1,0 +1,103 @@
+//go:build unix
+
+package cli_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// binary is a command built on sim/cli, as its user runs it: turnsim's simrun, or a user's own
+// command (internal/usersim: a support agent with a tool, a strategy, a policy family, a property
+// and a mutant of its own).
+type binary struct {
+	name string
+	path string
+	// What is the agent's own, or turnsim's, in this command's output.
+	property string // a property of the agent (its own, for a user's)
+	family   string // a policy family fuzz-policy fuzzes and policy compares
+	policies string // what policy compares
+	mutant   string // a mutant -plant builds
+}
+
+var (
+	buildOnce sync.Once
+	built     []binary
+	buildErr  error
+)
+
+// moduleRoot is the turnsim module's root, seen from this package's folder.
+const moduleRoot = "../.."
+
+// binaries builds simrun and usersim once per test binary.
+func binaries(t *testing.T) []binary {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "cli-binaries-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		built = []binary{
+			{name: "simrun", path: filepath.Join(dir, "simrun"), property: "durable-before-wait", family: "full-jitter", policies: "seed-default,full-jitter", mutant: "wait-before-retry-record"},
+			{name: "usersim", path: filepath.Join(dir, "usersim"), property: "lookup-answers-its-order", family: "support-backoff", policies: "agent,support-backoff", mutant: "lookup-answers-one-order"},
+		}
+		for i, pkg := range []string{"./cmd/simrun", "./sim/cli/internal/usersim"} {
+			cmd := exec.Command("go", "build", "-o", built[i].path, pkg)
+			cmd.Dir = moduleRoot
+			if out, err := cmd.CombinedOutput(); err != nil {
+				buildErr = &buildError{pkg: pkg, err: err, out: string(out)}
+				return
+			}
+		}
+	})
+	require.NoError(t, buildErr)
+	return built
+}
+
+type buildError struct {
+	pkg, out string
+	err      error
+}
+
+func (e *buildError) Error() string { return "go build " + e.pkg + ": " + e.err.Error() + "\n" + e.out }
+
+// result is one run of a binary as a process.
+type result struct {
+	code           int
+	stdout, stderr string
+	// maxRSSBytes is the process's peak resident memory (the supervisor's child included).
+	maxRSSBytes int64
+	wall        time.Duration
+}
+
+// runBinary runs b with args in dir (the module root when ""), with env added, and waits.
+func runBinary(t *testing.T, b binary, dir string, env []string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(b.path, args...)
+	cmd.Dir = dir
+	if dir == "" {
+		cmd.Dir = moduleRoot
+	}
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	began := time.Now()
+	err := cmd.Run()
+	r := result{code: cmd.ProcessState.ExitCode(), stdout: stdout.String(), stderr: stderr.String(), wall: time.Since(began)}
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatalf("%s %v did not run: %v", b.name, args, err)
+	}
+	if usage, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.maxRSSBytes = maxRSSBytes(usage)
+	}
+	return r
+}
