@@ -41,18 +41,31 @@ func readLog(path string) (data []byte, reason string) {
 	for n := 1; ; n++ {
 		line = line[:0]
 		var readErr error
+		garbage, length := "", 0
 		for {
 			chunk, err := r.ReadSlice('\n')
-			line = append(line, chunk...)
-			if len(line) > lineBytesMax {
+			length += len(chunk)
+			if length > lineBytesMax {
 				return nil, fmt.Sprintf("line %d: longer than the %s a session log line may hold (harness.LineBytesMax; the harness's store refuses to write one)", n, byteSize(int64(lineBytesMax)))
+			}
+			// Garbage is known by its first byte: the rest of its line is only counted (but for
+			// a pipe's, which is kept whole), so that a huge one costs no memory; it is torn, not
+			// an error, if no newline ends it.
+			if garbage == "" || keep {
+				line = appendBounded(line, chunk, lineBytesMax)
+			}
+			if garbage == "" {
+				garbage = notAnEvent(line, n)
 			}
 			if !errors.Is(err, bufio.ErrBufferFull) {
 				readErr = err
 				break
 			}
 		}
-		total += int64(len(line))
+		if garbage != "" && readErr == nil {
+			return nil, garbage
+		}
+		total += int64(length)
 		if total > sessionLogBytesMax {
 			return nil, fmt.Sprintf("over the %s a session log given to check may hold", byteSize(sessionLogBytesMax))
 		}
@@ -77,6 +90,40 @@ func readLog(path string) (data []byte, reason string) {
 			return nil, oneLine(fmt.Sprintf("line %d: %s", n, err.Error()))
 		}
 	}
+}
+
+// lineGrowthMax is the longest line buffer grown by doubling; past it, the buffer grows straight
+// to the line limit, so that the old and the new buffer never both hold tens of MiB.
+const lineGrowthMax = 1 << 20
+
+// appendBounded appends chunk to line, growing it to at most limit bytes (and the chunk): append's
+// own growth, and doubling, would keep a 32 MiB buffer and a 64 MiB one alive at once.
+func appendBounded(line, chunk []byte, limit int) []byte {
+	if need := len(line) + len(chunk); need > cap(line) {
+		size := max(2*cap(line), need, 4096)
+		if size > lineGrowthMax {
+			size = max(limit, need)
+		}
+		grown := make([]byte, len(line), size)
+		copy(grown, line)
+		line = grown
+	}
+	return append(line, chunk...)
+}
+
+// notAnEvent says why a line, read so far, can never be an event: an event is a JSON object, so
+// a line whose first byte past any whitespace is not '{' is garbage, whatever follows (a file
+// of zeros, a binary); the decoder's own words say so. "" when the line may still be one.
+func notAnEvent(line []byte, n int) string {
+	text := bytes.TrimLeft(line, " \t\r\n")
+	if len(text) == 0 || text[0] == '{' {
+		return ""
+	}
+	_, err := harness.DecodeEvent(text[:min(len(text), 64)])
+	if err == nil {
+		return ""
+	}
+	return oneLine(fmt.Sprintf("line %d: %s", n, err.Error()))
 }
 
 // readAtMost reads the file at path, refusing one that holds more than limit bytes.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/turnsim/turnsim/faults"
@@ -141,7 +142,7 @@ func (c *cli) run(args []string) int {
 	tuneCollector(opts.Workers)
 	summary := sim.RunSeeds(opts)
 	progress.finish()
-	report := runReport{Summary: summary, DeterminismChecked: *determinism, Faults: listOrEmpty(opts.Faults), Plant: sel.plant}
+	report := runReport{Summary: summary, DeterminismChecked: *determinism, Faults: slices.Sorted(slices.Values(listOrEmpty(opts.Faults))), Plant: sel.plant}
 	if *asJSON {
 		out, err := json.Marshal(report)
 		if err != nil {

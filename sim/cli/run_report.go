@@ -17,8 +17,8 @@ type runReport struct {
 	// DeterminismChecked says -check-determinism ran every seed twice; a seed whose two logs
 	// differed is counted under the determinism property.
 	DeterminismChecked bool `json:"determinismChecked"`
-	// Faults is the -faults restriction ([]: the whole catalogue), and Plant the -plant mutant
-	// ("": none): shards that differ in either are not shards of one run.
+	// Faults is the -faults restriction, sorted ([]: the whole catalogue), and Plant the -plant
+	// mutant ("": none): shards that differ in either are not shards of one run.
 	Faults []string `json:"faults"`
 	Plant  string   `json:"plant"`
 }
