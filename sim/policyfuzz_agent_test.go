@@ -29,12 +29,14 @@ func (r *failRecorder) Name() string { return "policy-agent" }
 func (r *failRecorder) Logf(format string, args ...any) {
 	r.record(fmt.Sprintf(format, args...), false)
 }
-func (r *failRecorder) Log(args ...any)                   { r.record(fmt.Sprint(args...), false) }
-func (r *failRecorder) Skipf(format string, args ...any)  { runtime.Goexit() }
-func (r *failRecorder) Skip(args ...any)                  { runtime.Goexit() }
-func (r *failRecorder) SkipNow()                          { runtime.Goexit() }
-func (r *failRecorder) Errorf(format string, args ...any) { r.record(fmt.Sprintf(format, args...), true) }
-func (r *failRecorder) Error(args ...any)                 { r.record(fmt.Sprint(args...), true) }
+func (r *failRecorder) Log(args ...any)                  { r.record(fmt.Sprint(args...), false) }
+func (r *failRecorder) Skipf(format string, args ...any) { runtime.Goexit() }
+func (r *failRecorder) Skip(args ...any)                 { runtime.Goexit() }
+func (r *failRecorder) SkipNow()                         { runtime.Goexit() }
+func (r *failRecorder) Errorf(format string, args ...any) {
+	r.record(fmt.Sprintf(format, args...), true)
+}
+func (r *failRecorder) Error(args ...any) { r.record(fmt.Sprint(args...), true) }
 func (r *failRecorder) Fatalf(format string, args ...any) {
 	r.record(fmt.Sprintf(format, args...), true)
 }
