@@ -23,10 +23,15 @@ import (
 // supervised is false when this process must run the command itself: it is the child, or no
 // child could be started.
 func supervise(args []string, name, self string) (code int, supervised bool) {
-	if os.Getenv(supervisedEnv) != "" {
-		supervisedChild = true
+	if value := os.Getenv(supervisedEnv); value != "" {
 		os.Unsetenv(supervisedEnv)
-		watchLifeline()
+		// Set by a supervisor, the variable names it: then fds 3 and 4 are its pipes. Set by
+		// hand (SIMRUN_SUPERVISED=1), it only says to run without one, and fds 3 and 4 are
+		// whatever the caller left there, not to be read or written.
+		if value == supervisorMark(os.Getppid()) {
+			supervisedChild = true
+			watchLifeline()
+		}
 		return 0, false
 	}
 	executable, err := os.Executable()
@@ -46,7 +51,7 @@ func supervise(args []string, name, self string) (code int, supervised bool) {
 	child := exec.Command(executable, args...)
 	child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
 	child.ExtraFiles = []*os.File{codeWriter, lifeReader} // the child's fds 3 and 4
-	child.Env = append(os.Environ(), supervisedEnv+"=1")
+	child.Env = append(os.Environ(), supervisedEnv+"="+supervisorMark(os.Getpid()))
 	procgroup.Leader(child)
 	signals := make(chan os.Signal, 8)
 	signal.Notify(signals, procgroup.Catchable(procgroup.Forwarded...)...)
@@ -92,6 +97,9 @@ func supervise(args []string, name, self string) (code int, supervised bool) {
 	}
 	return crashed(args, name, self, waitErr), true
 }
+
+// supervisorMark is the value of supervisedEnv a supervisor of process id pid gives its child.
+func supervisorMark(pid int) string { return "supervisor-" + strconv.Itoa(pid) }
 
 // watchLifeline stops the child when its supervisor is gone: the pipe's only writer, the
 // supervisor, never writes, so a read returns only when the supervisor's end closes.
