@@ -267,7 +267,7 @@ func checkShardSet(files []string, shards []runReport) error {
 		case s.Plant != shards[0].Plant:
 			return fmt.Errorf("%s ran %s but %s ran %s: not shards of one run", files[i], plantText(s.Plant), files[0], plantText(shards[0].Plant))
 		case !slices.Equal(slices.Sorted(maps.Keys(s.FaultCoverage)), slices.Sorted(maps.Keys(shards[0].FaultCoverage))):
-			return fmt.Errorf("%s and %s list different faults: summaries of different simrun versions", files[i], files[0])
+			return fmt.Errorf("%s and %s list different faults: summaries of different versions", files[i], files[0])
 		}
 		seen[parsed[i].Index] = files[i]
 		total += s.Seeds

@@ -46,10 +46,14 @@ const seedsDefault = 2000
 // Main is the `mutate` command: it parses args, hunts the mutants and prints the table (or the
 // report as JSON), and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer, d Defaults) int {
+	name := d.Name
+	if name == "" {
+		name = d.Command
+	}
 	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s mutate [-mutants a,b] [-seeds N] [-workers K] [-dir DIR] [-main PKG] [-shrink-time D] [-json] [-list [-markdown]] [-overlay NAME [-o DIR]]\n\n", d.Command)
+		fmt.Fprintf(stderr, "usage: %s mutate [-mutants a,b] [-seeds N] [-workers K] [-dir DIR] [-main PKG] [-shrink-time D] [-json] [-list [-markdown]] [-overlay NAME [-o DIR]]\n\n", name)
 		fmt.Fprintln(stderr, "Builds each mutant (a NAME.patch in -dir, planted with go build -overlay), runs seeds until its property")
 		fmt.Fprintln(stderr, "fails or -seeds is reached, and prints mutant, killed by, seeds to kill, shrunk size and time.")
 		fmt.Fprintln(stderr, "Exit codes: 0 every mutant caught by its property, 1 one was not, 2 bad usage or a mutant that does not apply or build.")
@@ -73,10 +77,6 @@ func Main(args []string, stdout, stderr io.Writer, d Defaults) int {
 			return exitOK
 		}
 		return exitUsage
-	}
-	name := d.Name
-	if name == "" {
-		name = d.Command
 	}
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(stderr, "%s: %s\n", name, fmt.Sprintf(format, a...))
