@@ -2,9 +2,11 @@ package cli_test
 
 import (
 	"bytes"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/properties"
@@ -42,10 +44,14 @@ func TestOwnPropertyFailsRunAndNamesTheBinary(t *testing.T) {
 		}
 	})
 	agent := sim.Agent{Properties: []properties.Property{everyTurn}}
-	code, out, stderr := main(agent, "run", "-seeds", "30", "-json")
+	corpus := t.TempDir()
+	code, out, stderr := main(agent, "run", "-seeds", "30", "-json", "-corpus", corpus)
 	assert.Equal(t, 1, code)
 	assert.Contains(t, out, `"no-second-turn"`)
 	assert.Contains(t, stderr, "reproduce: mysim repro -seed ")
+	saved, err := filepath.Glob(filepath.Join(corpus, "no-second-turn-seed*.json"))
+	require.NoError(t, err)
+	assert.NotEmpty(t, saved, "a user's failures are shrunk and kept, as simrun's")
 
 	code, out, _ = main(agent, "properties")
 	assert.Equal(t, 0, code)
