@@ -39,7 +39,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv(measureEnv) != "" {
 		os.Exit(measureChild(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if builtDir != "" {
+		os.RemoveAll(builtDir) // the binaries are some 30 MB each
+	}
+	os.Exit(code)
 }
 
 // measureChild runs the command args as its child, with its own standard files, writes the
@@ -78,6 +82,7 @@ func measureChild(args []string) int {
 var (
 	buildOnce sync.Once
 	built     []binary
+	builtDir  string
 	buildErr  error
 )
 
@@ -93,6 +98,7 @@ func binaries(t *testing.T) []binary {
 			buildErr = err
 			return
 		}
+		builtDir = dir
 		built = []binary{
 			{name: "simrun", path: filepath.Join(dir, "simrun"), property: "durable-before-wait", family: "full-jitter", policies: "seed-default,full-jitter", mutant: "wait-before-retry-record"},
 			{name: "usersim", path: filepath.Join(dir, "usersim"), property: "lookup-answers-its-order", family: "support-backoff", policies: "agent,support-backoff", mutant: "lookup-answers-one-order"},
