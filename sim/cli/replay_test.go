@@ -76,7 +76,7 @@ func TestReplayRefusesBadLogsNamingTheLine(t *testing.T) {
 	lines := strings.SplitAfter(string(data), "\n")
 	dir := t.TempDir()
 	cases := map[string]struct{ log, says string }{
-		"torn":    {string(data) + `{"seq":99,"ty`, ":" + strconv.Itoa(len(lines)) + ": the last line is torn"},
+		"torn": {string(data) + `{"seq":99,"ty`, ":" + strconv.Itoa(len(lines)) + ": the last line is torn"},
 		// A line that is no event is refused by the reader check uses too, before the log is
 		// read whole: in its words, the line named.
 		"foreign": {lines[0] + "PK\x03\x04 not a log\n", ": line 2: invalid character 'P'"},
