@@ -81,11 +81,11 @@ func drawSchedule(src source, allowed []string) (Swarm, Plan) {
 // instructions a schedule. The map is made from the table (swarmRates.swarm), once its size is
 // known.
 func drawSwarm(rng *source, allowed []string, rates *swarmRates) (switchedOn int) {
-	at := allPositions[:]
+	at := allPositions[:swarmFaults]
 	if allowed != nil {
 		at = make([]int, 0, len(catalogue))
 		for i, f := range catalogue {
-			if slices.Contains(allowed, f.Name) {
+			if f.Group != GroupWire && slices.Contains(allowed, f.Name) {
 				at = append(at, i)
 			}
 		}

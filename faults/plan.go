@@ -56,6 +56,9 @@ type Answer struct {
 	// CallIDsPerAnswer numbers the answer's tool call ids from 1 (call-1, call-2, …) instead of
 	// run-unique ids (the call-id-reuse fault): another answer's calls may carry the same ids.
 	CallIDsPerAnswer bool `json:"callIdsPerAnswer,omitempty"`
+	// Wire, when set, sends the answer as bytes to a real adapter (see Wire); nil: the
+	// simulator's provider model serves it.
+	Wire *Wire `json:"wire,omitempty"`
 }
 
 // Fail is how an answer fails, after its chunks.
@@ -273,6 +276,9 @@ func (a Answer) validate() error {
 		return fmt.Errorf("chunkDelayMs %d is outside [0, %d]", a.ChunkDelayMs, DurationMsMax)
 	case len(a.Calls) > CallsMax:
 		return fmt.Errorf("%d calls is more than %d", len(a.Calls), CallsMax)
+	}
+	if err := a.validateWire(); err != nil {
+		return err
 	}
 	if a.NilStream {
 		if a.Chunks > 0 || a.Fail != nil || len(a.Calls) > 0 || a.IgnoreCancel || a.Goexit {
