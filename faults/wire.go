@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -22,8 +23,9 @@ import (
 // error event inside the 200 stream. Malformed and FinishReason replace the failure: after the
 // chunks, a broken event and then the finish, or the finish with that reason.
 type Wire struct {
-	// Protocol is the API the answer is spoken in: openai (Chat Completions) or anthropic
-	// (Messages), both streamed as server-sent events.
+	// Protocol is the API the answer is spoken in: openai (Chat Completions, also when empty) or
+	// anthropic (Messages), both streamed as server-sent events. A server (simrun serve) speaks
+	// the one each request's path names, whatever this says.
 	Protocol string `json:"protocol"`
 	// RetryAfter is the form a failure's Retry-After is sent in (see the RetryAfter… constants);
 	// empty: retry-after-ms.
@@ -84,7 +86,7 @@ func (a Answer) validateWire() error {
 		return nil
 	}
 	switch {
-	case w.Protocol != ProtocolOpenAI && w.Protocol != ProtocolAnthropic:
+	case w.Protocol != "" && w.Protocol != ProtocolOpenAI && w.Protocol != ProtocolAnthropic:
 		return fmt.Errorf("wire.protocol %q is not %s or %s", w.Protocol, ProtocolOpenAI, ProtocolAnthropic)
 	case w.RetryAfter != "" && !slices.Contains(RetryAfterForms, w.RetryAfter):
 		return fmt.Errorf("wire.retryAfter %q is not one of %s", w.RetryAfter, strings.Join(RetryAfterForms, ", "))
@@ -120,4 +122,57 @@ func printable(s string) bool {
 		}
 	}
 	return true
+}
+
+// ValidateAnswers refuses answers the simulator or a server cannot play, naming the answer (its
+// index, from 0) and the field, by the plan's rules for answers (Plan.Validate checks them too):
+// for a list served on its own (simrun serve -steps).
+func ValidateAnswers(answers []Answer) error {
+	if len(answers) > EntriesMax {
+		return fmt.Errorf("more than %d answers", EntriesMax)
+	}
+	for i, a := range answers {
+		if err := a.validate(); err != nil {
+			return fmt.Errorf("[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// ValidateAnswer is ValidateAnswers of one answer, the error naming only the field.
+func ValidateAnswer(a Answer) error { return a.validate() }
+
+// ArgumentsBytesMax bounds a planned call's arguments.
+const ArgumentsBytesMax = 64 << 10
+
+// validArguments refuses a call's arguments that are not a JSON object (empty: none given).
+func validArguments(arguments string) error {
+	if arguments == "" {
+		return nil
+	}
+	if len(arguments) > ArgumentsBytesMax {
+		return fmt.Errorf("arguments are %d bytes, more than %d", len(arguments), ArgumentsBytesMax)
+	}
+	var object map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(arguments), &object); err != nil || object == nil {
+		return fmt.Errorf("arguments %.40q is not a JSON object", arguments)
+	}
+	return nil
+}
+
+// providerCodes are the failure codes a provider reports (the harness's spec, section 2).
+var providerCodes = []string{"EMPTY_RESPONSE", "RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT", "CONTEXT_WINDOW_EXCEEDED", "UNKNOWN"}
+
+// validCode refuses a failure whose code no provider reports (a plain error has none of its own),
+// and a message or status no wire could carry.
+func validCode(f *Fail) error {
+	switch {
+	case !f.Plain && !slices.Contains(providerCodes, f.Code):
+		return fmt.Errorf("fail.code %q is not one of %s", f.Code, strings.Join(providerCodes, ", "))
+	case f.Status != 0 && (f.Status < 100 || f.Status > 599):
+		return fmt.Errorf("fail.status %d is outside 100–599", f.Status)
+	case len(f.Message) > ArgumentsBytesMax:
+		return fmt.Errorf("fail.message is %d bytes, more than %d", len(f.Message), ArgumentsBytesMax)
+	}
+	return nil
 }

@@ -2,16 +2,44 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"time"
 
+	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/faultserver"
 	"github.com/turnsim/turnsim/sim"
 )
+
+// scaleMax bounds serve's -scale: a thousand times slower is already an hour per planned
+// 3.6 s, and a larger factor only overflows the timers.
+const scaleMax = 1000
+
+// readSteps reads and checks a steps file (faultserver.ParseSteps), refusing a folder or a file
+// over the limit before decoding it.
+func readSteps(path string) ([]faults.Answer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("steps file: %v", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("steps file %s: %v", path, err)
+	case info.IsDir():
+		return nil, fmt.Errorf("steps file %s is a folder", path)
+	case info.Mode().IsRegular() && info.Size() > faultserver.StepsBytesMax:
+		return nil, fmt.Errorf("steps file %s is %s, over the %s limit", path, byteSize(info.Size()), byteSize(faultserver.StepsBytesMax))
+	}
+	steps, err := faultserver.ParseSteps(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return steps, nil
+}
 
 // runServe serves a provider plan over loopback HTTP, in both wire protocols, so that a real
 // adapter (or curl) meets the simulator's faults over a real connection.
@@ -20,10 +48,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	addr := fs.String("addr", "127.0.0.1:0", "loopback address to listen on (127.0.0.1 only; port 0 picks one)")
 	script := fs.String("script", "", "a named script: demo (every fault, one per request) or chat (what examples/chat meets)")
 	seed := fs.Int64("seed", -1, "serve the provider plan of this seed's schedule")
-	stepsFile := fs.String("steps", "", "serve the steps of this JSON file (a list of {answer fields, retryAfterForm, malformed, stallMs})")
+	stepsFile := fs.String("steps", "", "serve the answers of this JSON file: a list in the format of a schedule's plan.answers, each with an optional wire form (README: simrun serve)")
 	maxRequests := fs.Int("max-requests", 1000, "stop answering (503) after this many requests")
 	maxDuration := fs.Duration("max-duration", 10*time.Minute, "stop by itself after this long")
-	scale := fs.Float64("scale", 1, "multiply every planned delay by this")
+	scale := fs.Float64("scale", 1, "multiply every planned delay by this (more than 0, at most 1000)")
 	urlFile := fs.String("url-file", "", "also write the base URL to this file once listening (for scripts)")
 	rest, err := parseFlags(fs, args)
 	if err != nil {
@@ -41,22 +69,23 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if chosen > 1 {
 		return usageError(stderr, "serve: choose one of -script, -seed and -steps")
 	}
-	var steps []faultserver.Step
+	if !(*scale > 0 && *scale <= scaleMax) {
+		return usageError(stderr, "serve: -scale %g is not more than 0 and at most %g", *scale, scaleMax)
+	}
+	if *maxRequests < 0 || *maxDuration <= 0 {
+		return usageError(stderr, "serve: -max-requests must not be negative and -max-duration must be positive")
+	}
+	var steps []faults.Answer
 	switch {
 	case *script != "":
 		if steps, err = faultserver.Script(*script); err != nil {
 			return usageError(stderr, "serve: %v", err)
 		}
 	case *seed >= 0:
-		plan := sim.NewSchedule(*seed, nil).Plan
-		steps = faultserver.FromPlan(&plan)
+		steps = sim.ServedAnswers(sim.NewSchedule(*seed, nil), sim.Agent{})
 	case *stepsFile != "":
-		data, err := os.ReadFile(*stepsFile)
-		if err != nil {
+		if steps, err = readSteps(*stepsFile); err != nil {
 			return usageError(stderr, "serve: %v", err)
-		}
-		if err := json.Unmarshal(data, &steps); err != nil {
-			return usageError(stderr, "serve: %s: not a JSON list of steps: %v", *stepsFile, err)
 		}
 	}
 	server, err := faultserver.New(faultserver.Config{Steps: steps, MaxRequests: *maxRequests, MaxDuration: *maxDuration, Scale: *scale})
