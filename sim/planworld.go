@@ -38,6 +38,8 @@ type planProvider struct {
 	messages []properties.RequestMessage
 	// llmErrors is room for the next failures' errors (newLlmError).
 	llmErrors []harness.LlmError
+	// wire is the world's wire to real adapters, made when an answer first goes on it (wire.go).
+	wire *wireRoute
 }
 
 // streamsBuffered is how many streams newStream makes room for at a time: a schedule of the
@@ -71,6 +73,9 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 		answer = &p.plan.Answers[p.served]
 	}
 	p.served++
+	if answer.Wire != nil && WireRegistered() {
+		return p.wireStream(ctx, request, answer)
+	}
 	record := properties.Request{
 		Turn: request.Turn, Step: request.Step, Attempt: request.Attempt,
 		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault, Messages: p.requestMessages(request.Messages),
@@ -249,9 +254,12 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 		id = strconv.AppendInt(append(id, '-'), int64(j+1), 10)
 	}
 	args, name := toolArguments{Request: s.index + 1, Call: *call}, call.Name
+	args.Arguments = "" // a plan's own arguments are a user tool's input, not part of the envelope
 	if u := s.provider.userTools; u != nil {
 		name = u.rename(call.Name)
-		if u.known(name) {
+		if u.known(name) && call.Arguments != "" {
+			args.Input = call.Arguments
+		} else if u.known(name) {
 			args.Input = u.input(name)
 		}
 	}

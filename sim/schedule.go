@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/turnsim/turnsim/faults"
@@ -60,6 +61,8 @@ func NewSchedule(seed int64, allowed []string) Schedule {
 	// DrawSwarm, then DrawPlan: in one call, which spares DrawPlan reading the swarm back, from
 	// the plan stream's seed, which spares a *rand.Rand (faults.DrawScheduleSeeded).
 	swarm, plan := faults.DrawScheduleSeeded(deriveSeed(seed, streamPlan), allowed)
+	plan, wired := withWire(seed, allowed, plan)
+	maps.Copy(swarm, wired)
 	return scheduleOf(seed, swarm, plan)
 }
 
@@ -68,7 +71,8 @@ func NewSchedule(seed int64, allowed []string) Schedule {
 // swarm, whose map was about 1 KB, four allocations and about 5,000 instructions a seed
 // (faults.DrawPlanSeeded).
 func newRunSchedule(seed int64, allowed []string) Schedule {
-	return scheduleOf(seed, nil, faults.DrawPlanSeeded(deriveSeed(seed, streamPlan), allowed))
+	plan, _ := withWire(seed, allowed, faults.DrawPlanSeeded(deriveSeed(seed, streamPlan), allowed))
+	return scheduleOf(seed, nil, plan)
 }
 
 // scheduleOf is the schedule of seed with swarm and plan, and the seed's strategy.
@@ -116,7 +120,10 @@ func (s Schedule) Validate() error {
 			return fmt.Errorf("sim: schedule swarm: fault %q has rate %g outside [0, 1]", name, rate)
 		}
 	}
-	return s.Plan.Validate()
+	if err := s.Plan.Validate(); err != nil {
+		return err
+	}
+	return needsWire(&s.Plan)
 }
 
 // ParseSchedule decodes and validates a schedule file. Unknown fields, trailing data and a

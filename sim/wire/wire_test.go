@@ -1,0 +1,62 @@
+package wire_test
+
+import (
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/sim"
+	"github.com/turnsim/turnsim/sim/sched"
+	_ "github.com/turnsim/turnsim/sim/wire"
+)
+
+// With the adapters on the wire, the default mix keeps every property, every seed runs the same
+// twice, every wire fault strikes, and the runs leave no goroutine behind (the adapters' own
+// deadlines and watches are runtime tasks, not goroutines of their own).
+func TestWireKeepsEveryPropertyAndStrikesEveryFault(t *testing.T) {
+	t.Cleanup(func() { sched.ReleaseIdle(); goleak.VerifyNone(t) })
+	require.True(t, sim.WireRegistered())
+	n := 4000
+	if testing.Short() {
+		n = 1000
+	}
+	s := sim.RunSeeds(sim.RunOptions{Start: 1, Count: n, CheckDeterminism: true})
+	assert.Zero(t, s.Violations, "violations: %v; first failures: %+v", s.ViolationsByProperty, s.Failures[:min(3, len(s.Failures))])
+	for _, f := range faults.Catalogue() {
+		if f.Group == faults.GroupWire {
+			assert.GreaterOrEqual(t, s.FaultCoverage[f.Name], n/400, "wire fault %s struck in %d of %d seeds", f.Name, s.FaultCoverage[f.Name], n)
+		}
+	}
+}
+
+// The same seeds give the same digest whatever the workers and GOMAXPROCS, the wire's included.
+func TestWireDigestIndependentOfWorkersAndGOMAXPROCS(t *testing.T) {
+	digests := map[string]bool{}
+	for _, procs := range []int{1, 4} {
+		previous := runtime.GOMAXPROCS(procs)
+		s := sim.RunSeeds(sim.RunOptions{Start: 1, Count: 600, Workers: procs})
+		runtime.GOMAXPROCS(previous)
+		digests[s.Digest] = true
+	}
+	assert.Len(t, digests, 1)
+}
+
+// A seed's plan differs from a wire-less binary's only in the answers its wire draw takes, and
+// only a share of seeds draw a wire.
+func TestWireChangesOnlyItsAnswers(t *testing.T) {
+	wired := 0
+	for seed := int64(1); seed <= 400; seed++ {
+		s := sim.NewSchedule(seed, nil)
+		for _, a := range s.Plan.Answers {
+			if a.Wire != nil {
+				wired++
+				break
+			}
+		}
+	}
+	assert.InDelta(t, faults.WireShare, float64(wired)/400, 0.06)
+}
