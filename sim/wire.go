@@ -94,40 +94,17 @@ func needsWire(plan *faults.Plan) error {
 // world itself stays silent (a stall) before it cuts the connection, should an adapter not give
 // up: far past the deadline, so that only an adapter that ignores its deadline meets it.
 const (
-	wireTimeout   = 20 * time.Second
+	wireTimeout   = 3 * time.Second
 	wireStallMax  = 120 * time.Second
 	wireOpenAIURL = "http://wire.turnsim.test/v1"
 	wireAnthURL   = "http://wire.turnsim.test"
 )
 
-// wireRoute is a world's wire: the adapters, built on first use, and the ids of the calls it
-// sent with no arguments, which later requests must carry back as objects.
+// wireRoute is a world's wire: its adapters (kept from run to run: wireadapters.go), and the ids
+// of the calls it sent with no arguments, which later requests must carry back as objects.
 type wireRoute struct {
-	provider *planProvider
-	client   *http.Client
-	adapters map[string]harness.Provider
+	adapters *wireAdapters
 	emptyIDs []string
-}
-
-// adapter is the world's adapter of protocol, built on first use.
-func (r *wireRoute) adapter(protocol string) harness.Provider {
-	if protocol == "" {
-		protocol = faults.ProtocolOpenAI
-	}
-	if a := r.adapters[protocol]; a != nil {
-		return a
-	}
-	base := wireOpenAIURL
-	if protocol == faults.ProtocolAnthropic {
-		base = wireAnthURL
-	}
-	p := r.provider
-	a, err := wireBuilders[protocol](WireConfig{BaseURL: base, Client: r.client, Clock: p.runtime.Clock(), Runtime: p.runtime, Timeout: wireTimeout})
-	if err != nil {
-		panic(fmt.Sprintf("sim: invariant: the %s adapter refuses the wire's configuration: %v", protocol, err))
-	}
-	r.adapters[protocol] = a
-	return a
 }
 
 // wireStream sends the answer to request over the wire: it records the request (as Stream does
@@ -136,8 +113,7 @@ func (r *wireRoute) adapter(protocol string) harness.Provider {
 // (or Stream itself) ends.
 func (p *planProvider) wireStream(ctx context.Context, request harness.Request, answer *faults.Answer) (harness.Stream, error) {
 	if p.wire == nil {
-		p.wire = &wireRoute{provider: p, adapters: map[string]harness.Provider{}}
-		p.wire.client = &http.Client{Transport: wireTransport{}}
+		p.wire = &wireRoute{adapters: takeWireAdapters(p.runtime)}
 	}
 	record := properties.Request{
 		Turn: request.Turn, Step: request.Step, Attempt: request.Attempt,
@@ -161,7 +137,7 @@ func (p *planProvider) wireStream(ctx context.Context, request harness.Request, 
 	exchange := len(p.tracer.trace.Wire) - 1
 	p.tracer.mu.Unlock()
 	ex := &wireExchange{route: p.wire, stream: planStream{provider: p, answer: answer, index: index}, exchange: exchange, parent: ctx, request: request}
-	adapter := p.wire.adapter(w.Protocol)
+	adapter := p.wire.adapters.adapter(protocolName(w.Protocol))
 	stream, err := adapter.Stream(context.WithValue(ctx, wireKey{}, ex), request)
 	if err != nil {
 		ex.stream.ended()
