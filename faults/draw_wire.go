@@ -9,11 +9,11 @@ import (
 )
 
 // The wire's draw. A seed's plan is drawn first, the same with or without a wire; then, from a
-// random source of its own, DrawWire picks some of its answers to go as bytes to a real adapter
-// (setting their Wire form), dressing the model's failures in the wire's forms (a Retry-After in
-// seconds or as a date, an in-stream error event, a 529 …) and reshaping some clean answers into
-// the wire's own faults (a stall, a cut, a malformed event, a context overflow in a provider's
-// words …). Drawing it apart keeps every plan of a binary without a wire (one that does not
+// random source of its own, DrawWire puts some seeds' first answers on the wire, to go as bytes
+// to a real adapter (setting their Wire form), dressing the model's failures in the wire's forms
+// (a Retry-After in seconds or as a date, an in-stream error event, a 529 …) and reshaping clean
+// answers into the wire's own faults (a stall, a cut, a malformed event, a context overflow in a
+// provider's words …). Drawing it apart keeps every plan of a binary without a wire (one that does not
 // import sim/wire) what it was, and a plan with one differs only in its wire answers.
 
 // wireFaultCount is how many faults of the catalogue are the wire's: its last entries.
@@ -22,25 +22,33 @@ const wireFaultCount = 13
 // swarmFaults is how many faults the swarm draws (DrawSwarm): all but the wire's.
 const swarmFaults = faultCount - wireFaultCount
 
-// WireShare is the share of the default mix's seeds that draw a wire: each of their answers then
-// goes on the wire at a rate of the seed's. An answer on the wire costs the real adapter's
-// request (its SDK encodes and decodes JSON through reflection), several times what the model
-// costs, so the share is small and the wire's faults are frequent in it.
-const WireShare = 0.15
+// WireShare is the share of the default mix's seeds that draw a wire. An answer on the wire
+// costs the real adapter's request (its SDK encodes the conversation and decodes each event
+// through reflection), several times what the model costs, so the share is small, and a wire
+// seed puts on it only its first answers (wireAnswersMax), which every seed serves, with short
+// conversations, each a failure of the model's in the wire's dress or a wire fault.
+const WireShare = 0.08
 
-// Bounds of a wire seed's draw: the rate at which each answer goes on the wire, and each wire
-// fault's rate once switched on (with probability wireFaultOn).
+// wireAnswersMax is how many of a wire seed's first answers go on the wire.
+const wireAnswersMax = 3
+
+// Bounds of a wire seed's draw: each wire fault is switched on with probability wireFaultOn, at a
+// rate in [wireFaultRateLow, wireFaultRateHigh]: its weight among the faults that reshape a clean
+// answer.
 const (
-	wireAnswerRateLow, wireAnswerRateHigh = 0.3, 0.7
-	wireFaultOn                           = 0.6
-	wireFaultRateLow, wireFaultRateHigh   = 0.2, 0.6
+	wireFaultOn                         = 0.8
+	wireFaultRateLow, wireFaultRateHigh = 0.2, 0.6
+	// wireCleanRate is the share of a wire seed's clean answers that go on the wire as they are,
+	// not reshaped: what the adapters make of a whole answer is judged too.
+	wireCleanRate = 0.3
 )
 
 // DrawWire draws the wire part of plan from seed (a stream of its own: see sim's schedule),
 // among the allowed wire faults (nil: all of them): with no wire fault allowed it draws nothing;
 // with allowed nil, a seed draws a wire with probability WireShare; with wire faults named, every
-// seed does. It sets the Wire form of the answers it puts on the wire, and returns the wire's
-// swarm (nil when the seed draws none), for the schedule's record.
+// seed does. It switches each allowed wire fault on with probability wireFaultOn, at a rate, and
+// puts the plan's first wireAnswersMax wireable answers on the wire (their Wire form). It returns
+// the wire's swarm (nil when the seed draws none), for the schedule's record.
 func DrawWire(seed int64, plan *Plan, allowed []string) Swarm {
 	var positions [wireFaultCount]int
 	at := positions[:0]
@@ -69,16 +77,14 @@ func DrawWire(seed int64, plan *Plan, allowed []string) Swarm {
 		w.on[i-swarmFaults], w.rate[i-swarmFaults] = true, wireFaultRateHigh
 		swarm[catalogue[i].Name] = wireFaultRateHigh
 	}
-	answerRate := wireAnswerRateLow + (wireAnswerRateHigh-wireAnswerRateLow)*w.rng.Float64()
 	perAnswerIDs := false
-	for i := range plan.Answers {
+	for i := range plan.Answers[:min(len(plan.Answers), wireAnswersMax)] {
 		a := &plan.Answers[i]
 		perAnswerIDs = perAnswerIDs || a.CallIDsPerAnswer
-		if !wireable(a) || w.rng.Float64() >= answerRate {
-			continue
+		if wireable(a) {
+			w.perAnswerIDs = perAnswerIDs
+			w.answer(a)
 		}
-		w.perAnswerIDs = perAnswerIDs
-		w.answer(a)
 	}
 	return swarm
 }
@@ -119,8 +125,8 @@ var wireShapes = [...]string{
 	WireFinishReason, WireEmptyArguments,
 }
 
-// answer puts a on the wire: a failure of the model's in the wire's dress; a clean answer
-// reshaped by the first wire fault that strikes (in a shuffled order), or as it is.
+// answer puts a on the wire: a failure of the model's in the wire's dress; a clean answer as it
+// is (wireCleanRate), or reshaped by one of the switched-on wire faults, drawn by their rates.
 func (w *wireDrawer) answer(a *Answer) {
 	wire := &Wire{Protocol: pick(w, ProtocolOpenAI, ProtocolAnthropic)}
 	if a.Fail != nil || (a.Chunks == 0 && len(a.Calls) == 0) {
@@ -130,19 +136,27 @@ func (w *wireDrawer) answer(a *Answer) {
 		}
 		return
 	}
-	var order [len(wireShapes)]int
-	for place := range order { // an inside-out shuffle
-		j := w.rng.Intn(place + 1)
-		order[place] = order[j]
-		order[j] = place
+	total := 0.0
+	for j := range wireShapes { // in catalogue order: wireShapes[j] is the wire's fault j
+		if w.on[j] {
+			total += w.rate[j]
+		}
 	}
-	for _, j := range order {
-		if w.strikes(wireShapes[j]) {
-			*a = w.shape(wireShapes[j], a.ChunkDelayMs, wire)
+	if w.rng.Float64() < wireCleanRate || total == 0 {
+		a.Wire = wire // the clean answer, text and tool calls, through the real adapter
+		return
+	}
+	draw := w.rng.Float64() * total
+	for j, fault := range wireShapes {
+		if !w.on[j] {
+			continue
+		}
+		if draw -= w.rate[j]; draw < 0 || j == len(wireShapes)-1 {
+			*a = w.shape(fault, a.ChunkDelayMs, wire)
 			return
 		}
 	}
-	a.Wire = wire // the clean answer, text and tool calls, through the real adapter
+	a.Wire = wire
 }
 
 // dress draws the wire's form of a's failure (a copy: the plan's failures share an array).
@@ -160,6 +174,8 @@ func (w *wireDrawer) dress(a *Answer) {
 		a.Wire.InStream = true
 		a.Wire.ByCode = a.Wire.Protocol == ProtocolOpenAI && w.rng.Float64() < 0.5
 		f.Status, f.RetryAfterMs = 0, 0 // an event carries neither
+	case !before && a.Wire.Protocol == ProtocolOpenAI && w.inStreamable(f.Code) && w.strikes(WireStreamError):
+		a.Wire.ByCode = true // the event after the chunks names its kind by its code alone
 	}
 }
 
@@ -224,7 +240,7 @@ func (w *wireDrawer) shape(fault string, delayMs int64, wire *Wire) Answer {
 		wire.InStream, wire.ErrorType = true, e.errorType
 		wire.ByCode = wire.Protocol == ProtocolOpenAI && e.errorType != "" && w.rng.Float64() < 0.5
 	case WireMalformedEvent:
-		a.Chunks = int(w.between(0, 2))
+		a.Chunks = max(int(w.between(-1, 2)), 0) // half the time the first event is the broken one
 		a.Finish = harness.FinishCompleted
 		a.Fail = fail(harness.CodeTransport, "malformed stream event", 0)
 		wire.Malformed = true

@@ -14,6 +14,9 @@ func TestWireFaultsComeLast(t *testing.T) {
 	for i, f := range Catalogue() {
 		assert.Equal(t, i >= swarmFaults, f.Group == GroupWire, f.Name)
 	}
+	for j, f := range wireShapes {
+		assert.Equal(t, swarmFaults+j, cataloguePosition(f), "wireShapes is the wire's faults in catalogue order")
+	}
 	rates := swarmRates{}
 	drawSwarm(&source{rng: NewRand(1)}, nil, &rates)
 	for i := swarmFaults; i < faultCount; i++ {

@@ -27,8 +27,10 @@ func TestWireKeepsEveryPropertyAndStrikesEveryFault(t *testing.T) {
 	s := sim.RunSeeds(sim.RunOptions{Start: 1, Count: n, CheckDeterminism: true})
 	assert.Zero(t, s.Violations, "violations: %v; first failures: %+v", s.ViolationsByProperty, s.Failures[:min(3, len(s.Failures))])
 	for _, f := range faults.Catalogue() {
-		if f.Group == faults.GroupWire {
-			assert.GreaterOrEqual(t, s.FaultCoverage[f.Name], n/400, "wire fault %s struck in %d of %d seeds", f.Name, s.FaultCoverage[f.Name], n)
+		if f.Group == faults.GroupWire && !testing.Short() {
+			// A wire seed is rare (faults.WireShare) and puts three answers on the wire, so the
+			// rarest wire fault strikes in about one seed in 800.
+			assert.GreaterOrEqual(t, s.FaultCoverage[f.Name], n/2000, "wire fault %s struck in %d of %d seeds", f.Name, s.FaultCoverage[f.Name], n)
 		}
 	}
 }
@@ -58,5 +60,5 @@ func TestWireChangesOnlyItsAnswers(t *testing.T) {
 			}
 		}
 	}
-	assert.InDelta(t, faults.WireShare, float64(wired)/400, 0.06)
+	assert.InDelta(t, faults.WireShare, float64(wired)/400, 0.04)
 }
