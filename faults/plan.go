@@ -94,10 +94,6 @@ type Call struct {
 	IgnoreCancel bool   `json:"ignoreCancel,omitempty"`
 	// Faults names the catalogue faults that shaped this call.
 	Faults []string `json:"faults,omitempty"`
-	// Arguments, if set, is what the call carries as its arguments, a JSON object: the input of
-	// a user's tool (instead of its Agent.Arguments draw), and what simrun serve sends.
-	// turnsim's own simulated tools read the plan's call from an envelope and ignore it.
-	Arguments string `json:"arguments,omitempty"`
 }
 
 // Tool call outcomes.
@@ -332,9 +328,6 @@ func (a Answer) validate() error {
 		case OutcomeOK, OutcomeError, OutcomePanic, OutcomeGoexit:
 		default:
 			return fmt.Errorf("calls[%d]: outcome %q is not ok, error, panic or goexit", j, c.Outcome)
-		}
-		if err := validArguments(c.Arguments); err != nil {
-			return fmt.Errorf("calls[%d]: %w", j, err)
 		}
 	}
 	return nil

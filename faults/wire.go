@@ -1,7 +1,6 @@
 package faults
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -142,23 +141,8 @@ func ValidateAnswers(answers []Answer) error {
 // ValidateAnswer is ValidateAnswers of one answer, the error naming only the field.
 func ValidateAnswer(a Answer) error { return a.validate() }
 
-// ArgumentsBytesMax bounds a planned call's arguments.
-const ArgumentsBytesMax = 64 << 10
-
-// validArguments refuses a call's arguments that are not a JSON object (empty: none given).
-func validArguments(arguments string) error {
-	if arguments == "" {
-		return nil
-	}
-	if len(arguments) > ArgumentsBytesMax {
-		return fmt.Errorf("arguments are %d bytes, more than %d", len(arguments), ArgumentsBytesMax)
-	}
-	var object map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(arguments), &object); err != nil || object == nil {
-		return fmt.Errorf("arguments %.40q is not a JSON object", arguments)
-	}
-	return nil
-}
+// messageBytesMax bounds a failure's message.
+const messageBytesMax = 64 << 10
 
 // providerCodes are the failure codes a provider reports (the harness's spec, section 2).
 var providerCodes = []string{"EMPTY_RESPONSE", "RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT", "CONTEXT_WINDOW_EXCEEDED", "UNKNOWN"}
@@ -171,8 +155,8 @@ func validCode(f *Fail) error {
 		return fmt.Errorf("fail.code %q is not one of %s", f.Code, strings.Join(providerCodes, ", "))
 	case f.Status != 0 && (f.Status < 100 || f.Status > 599):
 		return fmt.Errorf("fail.status %d is outside 100–599", f.Status)
-	case len(f.Message) > ArgumentsBytesMax:
-		return fmt.Errorf("fail.message is %d bytes, more than %d", len(f.Message), ArgumentsBytesMax)
+	case len(f.Message) > messageBytesMax:
+		return fmt.Errorf("fail.message is %d bytes, more than %d", len(f.Message), messageBytesMax)
 	}
 	return nil
 }

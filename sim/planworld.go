@@ -254,12 +254,9 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 		id = strconv.AppendInt(append(id, '-'), int64(j+1), 10)
 	}
 	args, name := toolArguments{Request: s.index + 1, Call: *call}, call.Name
-	args.Arguments = "" // a plan's own arguments are a user tool's input, not part of the envelope
 	if u := s.provider.userTools; u != nil {
 		name = u.rename(call.Name)
-		if u.known(name) && call.Arguments != "" {
-			args.Input = call.Arguments
-		} else if u.known(name) {
+		if u.known(name) {
 			args.Input = u.input(name)
 		}
 	}

@@ -18,16 +18,16 @@ func TestServedAnswersCarryTheAgentsArguments(t *testing.T) {
 	for seed := int64(1); seed <= 40; seed++ {
 		schedule := sim.NewSchedule(seed, nil)
 		own, theirs := sim.ServedAnswers(schedule, sim.Agent{}), sim.ServedAnswers(schedule, userAgent(&requests))
-		for i, a := range theirs {
-			for j, c := range a.Calls {
+		for i, step := range theirs {
+			assert.Empty(t, own[i].Arguments, "turnsim's own calls carry the envelope the server makes")
+			for j, c := range step.Calls {
 				seen++
-				assert.Empty(t, own[i].Calls[j].Arguments, "turnsim's own calls carry the envelope the server makes")
 				if c.Name == faults.UnknownTool {
-					assert.Empty(t, c.Arguments, "a call to no tool gets no generated arguments")
+					assert.Empty(t, step.Arguments[j], "a call to no tool gets no generated arguments")
 					continue
 				}
 				assert.Equal(t, "lookup", c.Name)
-				assert.Regexp(t, `^\{"Key":"k\d+"\}$`, c.Arguments)
+				assert.Regexp(t, `^\{"Key":"k\d+"\}$`, step.Arguments[j])
 			}
 		}
 	}

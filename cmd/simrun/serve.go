@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/internal/faultserver"
 	"github.com/turnsim/turnsim/sim"
 )
@@ -19,7 +18,7 @@ const scaleMax = 1000
 
 // readSteps reads and checks a steps file (faultserver.ParseSteps), refusing a folder or a file
 // over the limit before decoding it.
-func readSteps(path string) ([]faults.Answer, error) {
+func readSteps(path string) ([]faultserver.Step, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("steps file: %v", err)
@@ -75,7 +74,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if *maxRequests < 0 || *maxDuration <= 0 {
 		return usageError(stderr, "serve: -max-requests must not be negative and -max-duration must be positive")
 	}
-	var steps []faults.Answer
+	var steps []faultserver.Step
 	switch {
 	case *script != "":
 		if steps, err = faultserver.Script(*script); err != nil {

@@ -56,7 +56,7 @@ func TestServeRefusesBadSteps(t *testing.T) {
 		"-scale NaN":             {"-script", "chat", "-scale", "NaN"},
 		"-scale 1e+308":          {"-script", "chat", "-scale", "1e308"},
 		"-scale 0":               {"-script", "chat", "-scale", "0"},
-		"not a JSON object":      {"-steps", write("args.json", `[{"calls":[{"name":"a","outcome":"ok","arguments":"nope"}],"finish":"tool-calls"}]`)},
+		"not a JSON object":      {"-steps", write("args.json", `[{"calls":[{"name":"a","outcome":"ok"}],"arguments":["nope"],"finish":"tool-calls"}]`)},
 		"trailing data":          {"-steps", write("trailing.json", `[] {}`)},
 	} {
 		code, _, errOut := simrun(append([]string{"serve", "-max-duration", "1s"}, args...)...)
@@ -67,7 +67,7 @@ func TestServeRefusesBadSteps(t *testing.T) {
 
 func TestServePlaysAStepsFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "steps.json")
-	require.NoError(t, os.WriteFile(path, []byte(`[{"chunks":1,"chunkDelayMs":5,"calls":[{"name":"lookup","outcome":"ok","arguments":"{\"order\":42}"}],"finish":"tool-calls"}]`), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte(`[{"chunks":1,"chunkDelayMs":5,"calls":[{"name":"lookup","outcome":"ok"}],"arguments":["{\"order\":42}"],"finish":"tool-calls"}]`), 0o644))
 	code, out, errOut := simrun("serve", "-steps", path, "-max-duration", "100ms")
 	assert.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "serving 1 planned answers")

@@ -25,7 +25,7 @@ type envelope struct {
 // play serves the index-th answer (from 0) in the protocol the request's path chose: after its
 // opening delay, a refused connection, a silence, an error response, or the event stream's
 // frames, each after its delay.
-func play(s *Server, w http.ResponseWriter, r *http.Request, a faults.Answer, index int) {
+func play(s *Server, w http.ResponseWriter, r *http.Request, step Step, index int) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 8<<20)) // read first: then a client's going is seen
 	wait := func(ms int64) bool {
 		if ms <= 0 {
@@ -40,7 +40,7 @@ func play(s *Server, w http.ResponseWriter, r *http.Request, a faults.Answer, in
 			return true
 		}
 	}
-	reply := wireplay.New(&a, func(j int) (string, string, string) { return s.call(&a, index, j) })
+	reply := wireplay.New(&step.Answer, func(j int) (string, string, string) { return s.call(&step, index, j) })
 	what, delayMs := reply.Opening()
 	if !wait(delayMs) {
 		return
@@ -83,12 +83,12 @@ func play(s *Server, w http.ResponseWriter, r *http.Request, a faults.Answer, in
 	}
 }
 
-// call is the id, name and arguments of answer a's j-th call (a the index-th answer): its id is
+// call is the id, name and arguments of the index-th step's j-th call: its id is
 // call-<request>-<j> (call-<j> when the answer numbers its calls per answer); its arguments the
-// plan's own, else the server's Arguments, else turnsim's envelope; none at all for a call to an
+// step's own, else the server's Arguments, else turnsim's envelope; none at all for a call to an
 // unknown tool in an answer that sends such calls empty.
-func (s *Server) call(a *faults.Answer, index, j int) (id, name, arguments string) {
-	c := a.Calls[j]
+func (s *Server) call(step *Step, index, j int) (id, name, arguments string) {
+	a, c := &step.Answer, step.Calls[j]
 	id = "call-" + strconv.Itoa(index+1) + "-" + strconv.Itoa(j+1)
 	if a.CallIDsPerAnswer {
 		id = "call-" + strconv.Itoa(j+1)
@@ -96,8 +96,8 @@ func (s *Server) call(a *faults.Answer, index, j int) (id, name, arguments strin
 	switch {
 	case a.Wire != nil && a.Wire.EmptyArguments && c.Name == faults.UnknownTool:
 		arguments = ""
-	case c.Arguments != "":
-		arguments = c.Arguments
+	case j < len(step.Arguments) && step.Arguments[j] != "":
+		arguments = step.Arguments[j]
 	case s.cfg.Arguments != nil:
 		arguments = s.cfg.Arguments(c.Name)
 	default:

@@ -39,12 +39,15 @@ func attempt(t *testing.T, p harness.Provider) ([]harness.Chunk, harness.Failure
 
 // The same steps through both protocols: each adapter makes the same of them.
 func TestBothProtocolsPlayTheSameSteps(t *testing.T) {
-	steps := []faults.Answer{
-		{Fail: &faults.Fail{Code: harness.CodeServer, Message: "Overloaded"}, Wire: &faults.Wire{InStream: true}},
-		{Chunks: 1, Fail: &faults.Fail{Code: harness.CodeUnknown, Message: "x"}, Wire: &faults.Wire{FinishReason: "something_new"}},
-		{Chunks: 2, Fail: &faults.Fail{Code: harness.CodeTransport, Message: "x"}, Wire: &faults.Wire{Malformed: true}},
-		{Fail: &faults.Fail{Code: harness.CodeContextWindowExceeded, Message: "request too large for model context", Status: 400}},
-		{Calls: []faults.Call{{Name: "lookup", Outcome: faults.OutcomeOK, Arguments: `{"order":42}`}, {Name: "echo", Outcome: faults.OutcomeOK}, {Name: faults.UnknownTool, Outcome: faults.OutcomeOK}}, Finish: harness.FinishToolCalls, Wire: &faults.Wire{EmptyArguments: true}},
+	steps := []faultserver.Step{
+		{Answer: faults.Answer{Fail: &faults.Fail{Code: harness.CodeServer, Message: "Overloaded"}, Wire: &faults.Wire{InStream: true}}},
+		{Answer: faults.Answer{Chunks: 1, Fail: &faults.Fail{Code: harness.CodeUnknown, Message: "x"}, Wire: &faults.Wire{FinishReason: "something_new"}}},
+		{Answer: faults.Answer{Chunks: 2, Fail: &faults.Fail{Code: harness.CodeTransport, Message: "x"}, Wire: &faults.Wire{Malformed: true}}},
+		{Answer: faults.Answer{Fail: &faults.Fail{Code: harness.CodeContextWindowExceeded, Message: "request too large for model context", Status: 400}}},
+		{
+			Answer:    faults.Answer{Calls: []faults.Call{{Name: "lookup", Outcome: faults.OutcomeOK}, {Name: "echo", Outcome: faults.OutcomeOK}, {Name: faults.UnknownTool, Outcome: faults.OutcomeOK}}, Finish: harness.FinishToolCalls, Wire: &faults.Wire{EmptyArguments: true}},
+			Arguments: []string{`{"order":42}`},
+		},
 	}
 	for _, proto := range []string{faults.ProtocolOpenAI, faults.ProtocolAnthropic} {
 		t.Run(proto, func(t *testing.T) {

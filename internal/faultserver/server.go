@@ -16,8 +16,9 @@ import (
 // Config is what a server plays and within which bounds.
 type Config struct {
 	// Steps are the answers, in request order, each in the format of a schedule's plan.answers,
-	// its wire form (faults.Wire) included; the protocol is the one each request's path names.
-	Steps []faults.Answer
+	// its wire form (faults.Wire) included, with its calls' arguments; the protocol is the one
+	// each request's path names.
+	Steps []Step
 	// After is the answer once Steps are used up (the simulator's clean answer when nil).
 	After *faults.Answer
 	// MaxRequests bounds how many requests are served (default 1000); later ones get 503.
@@ -60,8 +61,13 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if err := faults.ValidateAnswers(cfg.Steps); err != nil {
-		return nil, fmt.Errorf("faultserver: steps%w", err)
+	if len(cfg.Steps) > faults.EntriesMax {
+		return nil, fmt.Errorf("faultserver: steps: more than %d", faults.EntriesMax)
+	}
+	for i, step := range cfg.Steps {
+		if err := step.Validate(); err != nil {
+			return nil, fmt.Errorf("faultserver: steps[%d]: %w", i, err)
+		}
 	}
 	return &Server{cfg: cfg}, nil
 }
@@ -69,8 +75,8 @@ func New(cfg Config) (*Server, error) {
 // FromPlan is a plan's provider answers as the server plays them: a Goexit or a nil stream (a
 // client's own failures, with no wire form) as a cut connection, and every answer in the form the
 // wire sends it, its wrapping and its stream's deafness to a cancel (the client's too) dropped.
-func FromPlan(p *faults.Plan) []faults.Answer {
-	steps := make([]faults.Answer, len(p.Answers))
+func FromPlan(p *faults.Plan) []Step {
+	steps := make([]Step, len(p.Answers))
 	for i, a := range p.Answers {
 		if a.Goexit || a.NilStream {
 			// A provider ending its caller's goroutine (provider-goexit), or answering neither a
@@ -84,7 +90,7 @@ func FromPlan(p *faults.Plan) []faults.Answer {
 			f.Wrap = nil
 			a.Fail = &f
 		}
-		steps[i] = a
+		steps[i] = Step{Answer: a}
 	}
 	return steps
 }
@@ -97,21 +103,21 @@ func (s *Server) Served() int {
 }
 
 // next takes the next answer in request order, and its index; ok is false past MaxRequests.
-func (s *Server) next() (faults.Answer, int, bool) {
+func (s *Server) next() (Step, int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	i := s.served
 	s.served++
 	if i >= s.cfg.MaxRequests {
-		return faults.Answer{}, i, false
+		return Step{}, i, false
 	}
 	if i < len(s.cfg.Steps) {
 		return s.cfg.Steps[i], i, true
 	}
 	if s.cfg.After != nil {
-		return *s.cfg.After, i, true
+		return Step{Answer: *s.cfg.After}, i, true
 	}
-	return cleanAnswer, i, true
+	return Step{Answer: cleanAnswer}, i, true
 }
 
 // ServeHTTP answers one request in the protocol its path names.
@@ -130,17 +136,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "faultserver: POST only", http.StatusMethodNotAllowed)
 		return
 	}
-	a, index, ok := s.next()
+	step, index, ok := s.next()
 	if !ok {
-		a = faults.Answer{Fail: &faults.Fail{Code: harness.CodeServer, Message: "faultserver: request limit reached", Status: http.StatusServiceUnavailable}}
+		step = Step{Answer: faults.Answer{Fail: &faults.Fail{Code: harness.CodeServer, Message: "faultserver: request limit reached", Status: http.StatusServiceUnavailable}}}
 	}
 	wire := faults.Wire{}
-	if a.Wire != nil {
-		wire = *a.Wire
+	if step.Wire != nil {
+		wire = *step.Wire
 	}
 	wire.Protocol = protocol
-	a.Wire = &wire
-	play(s, w, r, a, index)
+	step.Wire = &wire
+	play(s, w, r, step, index)
 }
 
 // Listen serves s on addr, which must be a loopback address (127.0.0.1:0 picks a port), until

@@ -14,13 +14,13 @@ import (
 func TestParseStepsReadsAnswers(t *testing.T) {
 	steps, err := faultserver.ParseSteps(strings.NewReader(`[
 		{"fail":{"code":"RATE_LIMIT","message":"slow down","status":429,"retryAfterMs":1500},"wire":{"retryAfter":"seconds"}},
-		{"chunks":1,"chunkDelayMs":20,"calls":[{"name":"lookup","outcome":"ok","arguments":"{\"order\":42}"}],"finish":"tool-calls"},
+		{"chunks":1,"chunkDelayMs":20,"calls":[{"name":"lookup","outcome":"ok"}],"arguments":["{\"order\":42}"],"finish":"tool-calls"},
 		{"chunks":2,"chunkDelayMs":20,"finish":"completed"}
 	]`))
 	require.NoError(t, err)
 	require.Len(t, steps, 3)
 	assert.Equal(t, faults.RetryAfterSeconds, steps[0].Wire.RetryAfter)
-	assert.Equal(t, `{"order":42}`, steps[1].Calls[0].Arguments)
+	assert.Equal(t, []string{`{"order":42}`}, steps[1].Arguments)
 }
 
 // Every bad steps file is refused with a message that names the step and the field.
@@ -35,8 +35,9 @@ func TestParseStepsRefusesBadInput(t *testing.T) {
 		`[{"fail":{"code":"SERVER","message":"x","status":700}}]`:                                    "fail.status 700",
 		`[{"chunkz":1}]`:                         `unknown field "chunkz"`,
 		`[{"chunks":1,"finish":"completed"}] []`: "trailing data",
-		`[{"chunks":1,"finish":"completed","wire":{"cut":true,"stall":true}}]`:              "at most one of",
-		`[{"calls":[{"name":"a","outcome":"ok","arguments":"[1]"}],"finish":"tool-calls"}]`: "not a JSON object",
+		`[{"chunks":1,"finish":"completed","wire":{"cut":true,"stall":true}}]`:                    "at most one of",
+		`[{"calls":[{"name":"a","outcome":"ok"}],"arguments":["[1]"],"finish":"tool-calls"}]`:     "arguments[0]",
+		`[{"calls":[{"name":"a","outcome":"ok"}],"arguments":["{}","{}"],"finish":"tool-calls"}]`: "arguments: 2 for 1 calls",
 		`[{"finish":"completed"`: "steps",
 	} {
 		_, err := faultserver.ParseSteps(strings.NewReader(input))
