@@ -2,13 +2,17 @@ package wire_test
 
 import (
 	"runtime"
+	"slices"
 	"testing"
+	"testing/synctest"
 
+	"github.com/benbjohnson/clock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/sim"
 	"github.com/turnsim/turnsim/sim/sched"
 	_ "github.com/turnsim/turnsim/sim/wire"
@@ -61,4 +65,25 @@ func TestWireChangesOnlyItsAnswers(t *testing.T) {
 		}
 	}
 	assert.InDelta(t, faults.WireShare, float64(wired)/400, 0.04)
+}
+
+// Wire seeds on the production runtime inside a testing/synctest bubble: the adapters' deadlines
+// and the body's waits run on real goroutines and the bubble's fake clock, and the properties
+// hold there too.
+func TestWireOnTheProductionRuntimeUnderSynctest(t *testing.T) {
+	played, exchanges := 0, 0
+	for seed := int64(1); played < 30 && seed <= 2000; seed++ {
+		schedule := sim.NewSchedule(seed, nil)
+		if !slices.ContainsFunc(schedule.Plan.Answers, func(a faults.Answer) bool { return a.Wire != nil }) {
+			continue
+		}
+		played++
+		synctest.Test(t, func(t *testing.T) {
+			o := sim.PlaySchedule(schedule, harness.NewProductionRuntime(clock.New()))
+			assert.Empty(t, o.Violations, "seed %d", seed)
+			exchanges += len(o.Trace.Wire)
+		})
+	}
+	assert.Equal(t, 30, played)
+	assert.Greater(t, exchanges, 30, "the wire answered requests")
 }
