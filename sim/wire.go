@@ -90,6 +90,20 @@ func needsWire(plan *faults.Plan) error {
 	return nil
 }
 
+// CheckFaults refuses a list of allowed faults (simrun's -faults) that names a fault of the wire
+// in a binary without it: no seed could strike it. The message names the import that would.
+func CheckFaults(allowed []string) error {
+	if WireRegistered() {
+		return nil
+	}
+	for _, name := range allowed {
+		if f, ok := faults.Lookup(name); ok && f.Group == faults.GroupWire {
+			return fmt.Errorf("sim: fault %s goes over the wire to a real adapter, which this binary does not link: add import _ %q", name, WireImport)
+		}
+	}
+	return nil
+}
+
 // The wire's constants: the request deadline the world gives every adapter, and how long the
 // world itself stays silent (a stall) before it cuts the connection, should an adapter not give
 // up: far past the deadline, so that only an adapter that ignores its deadline meets it.

@@ -26,4 +26,8 @@ func TestWithoutTheWire(t *testing.T) {
 	_, err = sim.ParseSchedule(data)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `import _ "github.com/turnsim/turnsim/sim/wire"`)
+	assert.NoError(t, sim.CheckFaults([]string{faults.RateLimit}))
+	err = sim.CheckFaults([]string{faults.RateLimit, faults.WireStall})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "wire-stall")
 }

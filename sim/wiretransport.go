@@ -290,7 +290,6 @@ type wireBody struct {
 	ctx     context.Context
 	pending []byte
 	err     error
-	started bool
 }
 
 func (b *wireBody) Read(p []byte) (int, error) {

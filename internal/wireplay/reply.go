@@ -8,7 +8,6 @@
 package wireplay
 
 import (
-	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -304,10 +303,4 @@ func writeRetryAfter(h http.Header, ms float64, form string, now time.Time) floa
 	}
 	h.Set("Retry-After-Ms", strconv.FormatFloat(ms, 'f', -1, 64))
 	return ms
-}
-
-// Describe names what a reply sends, for messages: the protocol and its first deed.
-func (r *Reply) Describe() string {
-	what, _ := r.Opening()
-	return fmt.Sprintf("%s %s (%d)", r.wire.Protocol, r.Path(), what)
 }
