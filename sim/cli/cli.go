@@ -172,5 +172,9 @@ func (c *cli) faults(list string) ([]string, error) {
 	if list == "" {
 		return nil, nil
 	}
-	return faults.ParseList(list)
+	names, err := faults.ParseList(list)
+	if err != nil {
+		return nil, err
+	}
+	return names, sim.CheckFaults(names) // a wire fault needs the wire (sim/wire) linked
 }
