@@ -12,10 +12,10 @@ import (
 )
 
 // The wire's adapters are built once and kept across runs: building one (its SDK client and
-// options, the OpenAI SDK reading its environment) cost about a quarter of what the wire's
-// requests themselves did. An adapter keeps no state between requests; what it holds of a run is
-// its clock and runtime, which it reads through a binding the next run points at its own world.
-// A run hands its adapters back once it is over and no task of it hung (releaseWire).
+// options, the OpenAI SDK reading its environment) weighs as much as several of its requests.
+// An adapter keeps no state between requests; what it holds of a run is its clock and runtime,
+// which it reads through a binding the next run points at its own world. A run hands its
+// adapters back once it is over and no task of it hung (releaseWire).
 
 // wireBinding is the world a kept adapter serves: its runtime, and the clock the runtime reads.
 type wireBinding struct {

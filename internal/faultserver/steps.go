@@ -46,10 +46,10 @@ func (s Step) Validate() error {
 const StepsBytesMax = 4 << 20
 
 // ParseSteps reads a steps file: a JSON list of steps, each an answer in the format of a
-// schedule's plan.answers (faults.Answer, its wire form included) with its calls' arguments. It reads at most StepsBytesMax bytes and
-// decodes one answer at a time, stopping at the first unknown field, trailing data, or answer
-// past faults.EntriesMax; each answer is checked as a schedule's are, and an error names the
-// step (from 0) and the field.
+// schedule's plan.answers (faults.Answer, its wire form included) with its calls' arguments. It
+// reads at most StepsBytesMax bytes and decodes one step at a time, stopping at the first
+// unknown field, trailing data, or step past faults.EntriesMax; each step is checked as a
+// schedule's answers are, and an error names the step (from 0) and the field.
 func ParseSteps(r io.Reader) ([]Step, error) {
 	limited := &io.LimitedReader{R: r, N: StepsBytesMax + 1}
 	dec := json.NewDecoder(limited)
