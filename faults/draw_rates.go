@@ -171,6 +171,32 @@ func faultIndex(name string) int {
 		return 41
 	case ProviderNilStream:
 		return 42
+	case WireRetryAfterMs:
+		return 43
+	case WireRetryAfterSeconds:
+		return 44
+	case WireRetryAfterDate:
+		return 45
+	case WireRetryAfterJunk:
+		return 46
+	case WireStatus:
+		return 47
+	case WireContextOverflow:
+		return 48
+	case WireQuota:
+		return 49
+	case WireStreamError:
+		return 50
+	case WireMalformedEvent:
+		return 51
+	case WireCut:
+		return 52
+	case WireStall:
+		return 53
+	case WireFinishReason:
+		return 54
+	case WireEmptyArguments:
+		return 55
 	}
 	return -1
 }
