@@ -60,22 +60,32 @@ func unquote(s string, i int) (value string, next int, ok bool) {
 	var room [128]byte
 	out := room[:0]
 	for i < len(s) {
-		switch c := s[i]; {
+		c := s[i]
+		switch {
 		case plain[c]:
 			out = append(out, c)
 			i++
 		case c == '"':
 			return string(out), i + 1, true
-		case c == '\\':
-			if out, i, ok = unescape(out, s, i); !ok {
+		case c != '\\':
+			if c < ' ' {
 				return "", 0, false
 			}
-		case c < ' ':
-			return "", 0, false
-		default: // beyond ASCII
-			r, size := utf8.DecodeRuneInString(s[i:])
-			out = utf8.AppendRune(out, r) // U+FFFD for each byte of invalid UTF-8
+			r, size := utf8.DecodeRuneInString(s[i:]) // beyond ASCII
+			out = utf8.AppendRune(out, r)             // U+FFFD for each byte of invalid UTF-8
 			i += size
+		case i+1 < len(s) && unescaped[s[i+1]] != 0:
+			out = append(out, unescaped[s[i+1]])
+			i += 2
+		case i+1 < len(s) && s[i+1] == 'u':
+			r, next, ok := unescapeU(s, i)
+			if !ok {
+				return "", 0, false
+			}
+			out = utf8.AppendRune(out, r)
+			i = next
+		default: // an escape JSON does not have, or the end
+			return "", 0, false
 		}
 	}
 	return "", 0, false
@@ -91,31 +101,9 @@ func hasControl(text string) bool {
 	return false
 }
 
-// unescape appends the value of the escape at s[i] (its backslash) to out, and returns the index
-// after it; ok is false for an escape JSON does not have.
-func unescape(out []byte, s string, i int) (_ []byte, next int, ok bool) {
-	if i+1 == len(s) {
-		return out, 0, false
-	}
-	switch c := s[i+1]; c {
-	case '"', '\\', '/':
-		return append(out, c), i + 2, true
-	case 'b':
-		return append(out, '\b'), i + 2, true
-	case 'f':
-		return append(out, '\f'), i + 2, true
-	case 'n':
-		return append(out, '\n'), i + 2, true
-	case 'r':
-		return append(out, '\r'), i + 2, true
-	case 't':
-		return append(out, '\t'), i + 2, true
-	case 'u':
-		r, next, ok := unescapeU(s, i)
-		return utf8.AppendRune(out, r), next, ok
-	}
-	return out, 0, false
-}
+// unescaped is the byte each escape of one character stands for, by the character after the
+// backslash; 0 for any other character.
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // unescapeU reads the escape \uXXXX at s[i], taken with the escape after it when the two are a
 // surrogate pair, and U+FFFD for a surrogate alone, as encoding/json reads them; and the index
