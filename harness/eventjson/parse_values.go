@@ -57,8 +57,10 @@ func unquote(s string, i int) (value string, next int, ok bool) {
 			return text, i + n + 1, true
 		}
 	}
-	var room [128]byte
-	out := room[:0]
+	// The value is built in a buffer on the stack (on the heap past its size), and copied once
+	// into its string.
+	var buf [128]byte
+	out := buf[:0]
 	for i < len(s) {
 		c := s[i]
 		switch {
