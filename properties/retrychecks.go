@@ -200,6 +200,9 @@ func checkNormalGivesUp(x *index, v *violations) {
 		if !retryableUnder(p, f.Code) || (usableRetryAfter(*f) && f.ProviderRetryAfterMs > p.MaxDelayMs) {
 			continue
 		}
+		if len(t.stepOrder) == 0 {
+			continue // no step, so no request: the failure was no provider's, and llm-retry never saw it (a broken log)
+		}
 		last := t.lastStep()
 		spent := 0
 		for _, r := range x.retries {
