@@ -36,6 +36,7 @@ var catalogue = []Property{
 	{"retry-budget", "normal mode sends at most 1 + maxRetries requests per step (plus compaction retries): retries are counted from the log", checkRetryBudget},
 	{"retry-id-continuity", "the retries of one chain share one retryId and count 1, 2, 3 …; no two chains share a retryId", checkRetryIDContinuity},
 	{"no-acknowledged-loss", "every event whose append returned is in the durable log after a crash and at the end of the run (synced), as written, and the log reopens", checkNoAcknowledgedLoss},
+	{"refused-leaves-no-line", "an append the store refused leaves no line: not in the session's log, the JSON Lines written or the durable bytes, unless a later accepted append took its seq", checkRefusedLeavesNoLine},
 	{"interrupted-turns", "a turn a crash left open ends interrupted, by crash repair, and only such a turn does", checkInterruptedTurns},
 	{"no-double-dispatch", "no tool call is dispatched or run twice, across crashes and restarts", checkNoDoubleDispatch},
 	{"chain-budget", "no retry chain holds more llm/retry events than maxRetries, across crashes and restarts", checkChainBudget},

@@ -222,6 +222,12 @@ type Refusal struct {
 	Type string
 	Turn int
 	Step int
+	// Event is what the store was handed and refused, seq included (0: not known): its line
+	// must never be in the log.
+	Event harness.Event
+	// SeqRetaken is whether an append the store accepted later took the same seq: the line at
+	// that seq is then that append's, even when it reads the same.
+	SeqRetaken bool
 }
 
 // StrategyInfo is what the properties need to know of a user's retry strategy.
