@@ -49,6 +49,7 @@ var (
 	toolPanicAt             = cataloguePosition(ToolPanic)
 	toolErrorAt             = cataloguePosition(ToolError)
 	toolGoexitAt            = cataloguePosition(ToolGoexit)
+	toolFailureAt           = cataloguePosition(ToolFailure)
 	toolIgnoresCancelAt     = cataloguePosition(ToolIgnoresCancel)
 	callIDReuseAt           = cataloguePosition(CallIDReuse)
 	contextWindowExceededAt = cataloguePosition(ContextWindowExceeded)
@@ -171,6 +172,8 @@ func faultIndex(name string) int {
 		return 41
 	case ProviderNilStream:
 		return 42
+	case ToolFailure:
+		return 43
 	}
 	return -1
 }

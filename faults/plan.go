@@ -101,7 +101,7 @@ const WrapLayersMax = 4
 type Call struct {
 	Name         string `json:"name"`
 	LatencyMs    int64  `json:"latencyMs"`
-	Outcome      string `json:"outcome"` // ok, error, panic or goexit
+	Outcome      string `json:"outcome"` // ok, error, panic, goexit or failure
 	IgnoreCancel bool   `json:"ignoreCancel,omitempty"`
 	// Faults names the catalogue faults that shaped this call.
 	Faults []string `json:"faults,omitempty"`
@@ -110,6 +110,10 @@ type Call struct {
 	// same): empty, the world numbers the call and encodes its arguments itself.
 	ID        string `json:"id,omitempty"`
 	Arguments string `json:"arguments,omitempty"`
+	// Wrap wraps the *harness.ToolFailure of a call with the failure outcome in other errors,
+	// innermost first, each layer WrapErrorf or WrapJoin (as Fail.Wrap): none, it is returned
+	// bare.
+	Wrap []string `json:"wrap,omitempty"`
 }
 
 // Tool call outcomes.
@@ -119,6 +123,9 @@ const (
 	OutcomePanic = "panic"
 	// OutcomeGoexit ends the tool's goroutine by runtime.Goexit (the tool-goexit fault).
 	OutcomeGoexit = "goexit"
+	// OutcomeFailure returns the tool's own *harness.ToolFailure, wrapped as Call.Wrap says
+	// (the tool-failure fault).
+	OutcomeFailure = "failure"
 )
 
 // Action is one thing the user or host does at AtMs.
@@ -344,9 +351,12 @@ func (a Answer) validate() error {
 			return fmt.Errorf("calls[%d]: latencyMs %d is outside [0, %d]", j, c.LatencyMs, DurationMsMax)
 		}
 		switch c.Outcome {
-		case OutcomeOK, OutcomeError, OutcomePanic, OutcomeGoexit:
+		case OutcomeOK, OutcomeError, OutcomePanic, OutcomeGoexit, OutcomeFailure:
 		default:
-			return fmt.Errorf("calls[%d]: outcome %q is not ok, error, panic or goexit", j, c.Outcome)
+			return fmt.Errorf("calls[%d]: outcome %q is not ok, error, panic, goexit or failure", j, c.Outcome)
+		}
+		if err := c.validateWrap(); err != nil {
+			return fmt.Errorf("calls[%d]: %w", j, err)
 		}
 	}
 	return nil

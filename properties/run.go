@@ -156,8 +156,11 @@ type ToolRun struct {
 	CallID, Name   string
 	StartMs, EndMs int64  // EndMs -1 if it never returned
 	Content        string // what it returned; for a panic, the panic's text
-	Outcome        string // ok, error, panic, cancelled (it honoured its cancelled context) or killed
-	Parallel       bool
+	Outcome        string // ok, error, failure, panic, goexit, cancelled (it honoured its cancelled context) or killed
+	// Failure is, for the failure outcome, the *harness.ToolFailure the tool returned, bare or
+	// wrapped in other errors: what the tool chose for its error result.
+	Failure  harness.ToolFailure
+	Parallel bool
 	// HonoursCancel is whether the tool stops when its context is cancelled.
 	HonoursCancel bool
 	// StartOrder and EndOrder number the starts and ends of all tool runs in the order they
