@@ -70,6 +70,20 @@ type Trace struct {
 	// (a fallback to another model): each re-sends a request that no budget of llm-retry's or
 	// compaction's covers.
 	HandlerRetries []HandlerRetry
+	// Draws are the numbers the world's random source served the harness, in the order served
+	// (the world's own record, not the harness's): each Float64 (the jitter of a local delay)
+	// and each Read (the bytes of a retry id).
+	Draws []Draw
+}
+
+// Draw is one number the world's random source served: a Float64, or a Read of ReadBytes bytes.
+// SeqBefore is the session log's length when it was served, so a property can tell which
+// record came after it.
+type Draw struct {
+	AtMs      int64
+	SeqBefore int64
+	Float     float64
+	ReadBytes int
 }
 
 // HandlerRetry is one retry a user's handler granted, in a turn's step.
@@ -233,10 +247,17 @@ type Refusal struct {
 	SeqRetaken bool
 }
 
-// StrategyInfo is what the properties need to know of a user's retry strategy.
+// StrategyInfo is what the properties need to know of a user's retry strategy: what it says of
+// itself, which is what they judge it by.
 type StrategyInfo struct {
 	Key    string
 	Mode   harness.Mode
 	Budget int
 	CapMs  float64
+	// RetryAfter is how it states it treats a provider's Retry-After (harness.RetryAfterOf); the
+	// zero value stands for a strategy that states nothing, held to the strictest statement.
+	RetryAfter harness.RetryAfterUse
+	// Window is the range it states its own delay for a retry is drawn from
+	// (harness.DelayWindowStater); nil when it states none.
+	Window func(retry int, earlierDelaysMs []float64) harness.DelayWindow
 }

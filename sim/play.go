@@ -355,11 +355,12 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 	parts.store = simStore{world: w, log: log}
 	parts.runtime = tracingRuntime{Runtime: rt, tracer: t, world: w}
 	parts.random = splitmix.Random{Rand: splitmix.New(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16))}
+	parts.draws = drawRecorder{inner: w.schedule.randomFor(incarnation, &parts.random), tracer: t, world: w}
 	w.store = &parts.store
 	agent, err := harness.New(harness.Config{
 		Provider:             provider,
 		Runtime:              &parts.runtime,
-		Random:               w.schedule.randomFor(incarnation, &parts.random),
+		Random:               &parts.draws,
 		Store:                w.store,
 		RetryPolicy:          policy,
 		RetryStrategy:        w.strategy(),
