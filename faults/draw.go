@@ -192,6 +192,9 @@ func (d *drawer) drawPlan() Plan {
 		refusals = append(refusals, d.unansweredCalls(plan.HorizonMs))
 	}
 	plan.Refusals = refusals
+	if !harnessDefaults {
+		plan.RetryStrategy = d.drawRetryStrategy() // last: it shifts no other draw
+	}
 	return plan
 }
 

@@ -30,6 +30,9 @@ type Plan struct {
 	// SpecMaxParallelToolCalls), which the properties judge by: a drift in the harness's defaults
 	// is then a violation.
 	HarnessDefaults bool `json:"harnessDefaults,omitempty"`
+	// RetryStrategy names a strategy of harness/zoo the agent retries with, at its published
+	// parameters, in place of Policy ("": Policy); the properties judge it by what it states.
+	RetryStrategy string `json:"retryStrategy,omitempty"`
 }
 
 // Answer is the provider's reply to one request: Chunks text chunks ChunkDelayMs apart, then
@@ -240,6 +243,9 @@ const (
 func (p Plan) Validate() error {
 	if err := p.Policy.Validate(); err != nil {
 		return fmt.Errorf("faults: plan: policy: %w", err)
+	}
+	if err := p.validateRetryStrategy(); err != nil {
+		return err
 	}
 	if p.HarnessDefaults && (!samePolicy(p.Policy, SpecRetryPolicy()) || p.MaxParallelToolCalls != SpecMaxParallelToolCalls) {
 		return fmt.Errorf("faults: plan: harnessDefaults: policy and maxParallelToolCalls must record the spec's defaults (%+v, %d)", SpecRetryPolicy(), SpecMaxParallelToolCalls)

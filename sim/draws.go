@@ -37,16 +37,3 @@ func (r *drawRecorder) record(d properties.Draw) {
 	t.trace.Draws = append(t.trace.Draws, d)
 	t.mu.Unlock()
 }
-
-// strategyInfo is what the properties judge the user's strategy by (nil: the plan's policy,
-// which they judge by the spec): what it states of itself.
-func strategyInfo(s harness.RetryStrategy) *properties.StrategyInfo {
-	if s == nil {
-		return nil
-	}
-	info := &properties.StrategyInfo{Key: s.Key(), Mode: s.Mode(), Budget: s.Budget(), CapMs: s.CapMs(), RetryAfter: harness.RetryAfterOf(s)}
-	if stater, ok := s.(harness.DelayWindowStater); ok {
-		info.Window = stater.DelayWindow
-	}
-	return info
-}

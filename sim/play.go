@@ -397,12 +397,16 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 	return nil
 }
 
-// strategy makes the incarnation's retry strategy: the user's, or nil for the plan's policy.
+// strategy makes the incarnation's retry strategy: the user's, the zoo's the plan names, or nil
+// for the plan's policy.
 func (w *world) strategy() harness.RetryStrategy {
-	if w.user.NewStrategy == nil {
-		return nil
+	if w.user.NewStrategy != nil {
+		return w.user.NewStrategy()
 	}
-	return w.user.NewStrategy()
+	if name := w.schedule.Plan.RetryStrategy; name != "" {
+		return zooStrategy(name)
+	}
+	return nil
 }
 
 // perform does one action, the action-th of the plan (from 1) or what an observer of it does
