@@ -40,59 +40,79 @@ func checkDelayExact(x *index, v *violations) {
 		if !stated || hintRules(use, r.data) {
 			continue // the provider's Retry-After decides: retry-after-exact judges it
 		}
-		want, drawn, judged := x.ownDelayRule(i)
+		rule, judged := x.ownDelayRule(i)
 		if !judged {
 			continue
 		}
-		d, ok := x.drawFor(r.seq, consumed)
-		if ok {
-			consumed = d
-		} else if drawn {
+		u := 0.0
+		if d, ok := x.drawFor(r.seq, consumed); ok {
+			consumed, u = d, x.run.Trace.Draws[d].Float
+		} else if rule.drawn {
 			v.add(r.seq, r.timeMs, "retry #%d waits %g ms, a delay of its own, but no random number was drawn for it (after the one the previous delay used)", r.data.Retry, r.data.DelayMs)
 			continue
 		}
-		u := 0.0
-		if ok {
-			u = x.run.Trace.Draws[d].Float
-		}
-		if got, what := want(u); got != "" {
-			v.add(r.seq, r.timeMs, "retry #%d waits %g ms, but %s gives %s on the number it drew (%g)", r.data.Retry, r.data.DelayMs, what, got, u)
+		if want, ok := rule.delayAt(u, r.data.DelayMs); !ok {
+			v.add(r.seq, r.timeMs, "retry #%d waits %g ms, but %s gives %g ms on the number it drew (%g)", r.data.Retry, r.data.DelayMs, rule.name(), want, u)
 		}
 	}
 }
 
-// ownDelayRule is how the i-th llm/retry's own delay follows from its draw: want says what is
-// wrong with the recorded delay given the draw u ("" if nothing) and names the rule; drawn is
-// whether the delay depends on a draw at all. judged is false when nothing states a rule.
-func (x *index) ownDelayRule(i int) (want func(u float64) (got, what string), drawn, judged bool) {
-	r := x.retries[i].data
+// delayRule is how an own delay follows from its draw: the spec's formula under policy (seed), or
+// a strategy's stated window.
+type delayRule struct {
+	seed   bool
+	policy harness.RetryPolicy
+	window harness.DelayWindow
+	retry  int
+	capMs  float64
+	// drawn is whether the delay depends on a draw at all.
+	drawn bool
+}
+
+// ownDelayRule is the rule the i-th llm/retry's own delay follows; judged is false when nothing
+// states one.
+func (x *index) ownDelayRule(i int) (rule delayRule, judged bool) {
+	r := &x.retries[i].data
 	if s := x.run.Strategy; s != nil {
 		if s.Window == nil {
-			return nil, false, false
+			return delayRule{}, false
 		}
 		w := s.Window(r.Retry, x.earlierDelays(i))
-		return func(u float64) (string, string) {
-			point := w.LowMs + u*(w.HighMs-w.LowMs)
-			if w.Falling {
-				point = w.HighMs - u*(w.HighMs-w.LowMs)
-			}
-			point = math.Min(point, s.CapMs)
-			if math.Abs(r.DelayMs-point) <= delayTolerance {
-				return "", ""
-			}
-			return formatDelay(point), "the window it states (" + formatWindow(w) + ")"
-		}, w.LowMs != w.HighMs, true
+		return delayRule{window: w, retry: r.Retry, capMs: s.CapMs, drawn: w.LowMs != w.HighMs}, true
 	}
-	p, known := x.policyFor(r)
+	p, known := x.policyFor(*r)
 	if !known {
-		return nil, false, false
+		return delayRule{}, false
 	}
-	return func(u float64) (string, string) {
-		if want := specLocalDelayMs(p, r.Retry, u); r.DelayMs != want {
-			return formatDelay(want), "the spec's formula"
-		}
-		return "", ""
-	}, p.JitterRatio != 0 && p.InitialDelayMs != 0, true
+	return delayRule{seed: true, policy: p, retry: r.Retry, drawn: p.JitterRatio != 0 && p.InitialDelayMs != 0}, true
+}
+
+// delayAt is the delay the rule gives the draw u, and whether delayMs is it: exactly, for the
+// spec's formula; within delayTolerance of the window's point, capped, for a stated window.
+func (rule delayRule) delayAt(u, delayMs float64) (want float64, ok bool) {
+	if rule.seed {
+		want = specLocalDelayMs(rule.policy, rule.retry, u)
+		return want, delayMs == want
+	}
+	w := rule.window
+	want = w.LowMs + u*(w.HighMs-w.LowMs)
+	if w.Falling {
+		want = w.HighMs - u*(w.HighMs-w.LowMs)
+	}
+	want = math.Min(want, rule.capMs)
+	return want, math.Abs(delayMs-want) <= delayTolerance
+}
+
+// name names the rule in a violation.
+func (rule delayRule) name() string {
+	if rule.seed {
+		return "the spec's formula"
+	}
+	direction := "rising"
+	if rule.window.Falling {
+		direction = "falling"
+	}
+	return "the window it states ([" + fmtFloat(rule.window.LowMs) + ", " + fmtFloat(rule.window.HighMs) + "], " + direction + ")"
 }
 
 // drawFor is the place in Trace.Draws of the draw the record at seq consumed: the last Float64
@@ -119,16 +139,6 @@ func (x *index) earlierDelays(i int) []float64 {
 		}
 	}
 	return earlier
-}
-
-func formatDelay(ms float64) string { return fmtFloat(ms) + " ms" }
-
-func formatWindow(w harness.DelayWindow) string {
-	direction := "rising"
-	if w.Falling {
-		direction = "falling"
-	}
-	return "[" + fmtFloat(w.LowMs) + ", " + fmtFloat(w.HighMs) + "], " + direction
 }
 
 // fmtFloat writes a number in its shortest exact form, as %g does.

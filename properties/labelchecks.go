@@ -30,7 +30,7 @@ func expectedLabel(registered bool, run ToolRun, ran bool) (code string, ok bool
 		return harness.CodeToolPanic, true
 	case run.Outcome == "error":
 		return harness.CodeToolError, true // "a tool error gives an error result"
-	case run.Outcome == "failure" && run.Failure.Code != "":
+	case run.Outcome == "failure" && run.Failure != nil && run.Failure.Code != "":
 		// A *harness.ToolFailure lets the tool choose its result's code and name, however the
 		// tool wrapped it on the way out (fmt.Errorf %w, errors.Join): the harness looks through
 		// the wrapping, as it does for a provider's Failure.
@@ -79,7 +79,7 @@ func checkFaultLabelled(x *index, v *violations) {
 				v.add(r.seq, r.timeMs, "turn %d step %d: call %s ended its goroutine by runtime.Goexit, but its result says %q", t.number, step, c.data.CallID, r.data.Error.Message)
 			case want == harness.CodeToolPanic && !strings.Contains(r.data.Error.Message, run.Content):
 				v.add(r.seq, r.timeMs, "turn %d step %d: call %s panicked with %q, but its result says %q", t.number, step, c.data.CallID, run.Content, r.data.Error.Message)
-			case run.Outcome == "failure" && !carriesFailure(*r.data.Error, run.Failure):
+			case run.Outcome == "failure" && !carriesFailure(*r.data.Error, *run.Failure):
 				v.add(r.seq, r.timeMs, "turn %d step %d: call %s returned the ToolFailure %s/%s %q, but its result carries %s/%s %q", t.number, step, c.data.CallID,
 					run.Failure.Name, run.Failure.Code, run.Failure.Message, r.data.Error.Name, r.data.Error.Code, r.data.Error.Message)
 			}

@@ -36,7 +36,7 @@ func TestFaultLabelled(t *testing.T) {
 	erred := ToolRun{CallID: "c1", Name: "read", Outcome: "error", EndMs: 1}
 	clean := ToolRun{CallID: "c1", Name: "read", Outcome: "ok", Content: "fine", EndMs: 1}
 	chose := ToolRun{CallID: "c1", Name: "read", Outcome: "failure", Content: "quota spent", EndMs: 1,
-		Failure: harness.ToolFailure{Name: "QuotaExceeded", Code: "QUOTA", Message: "quota spent"}}
+		Failure: &harness.ToolFailure{Name: "QuotaExceeded", Code: "QUOTA", Message: "quota spent"}}
 	chosen := harness.ToolResult{IsError: true, Content: "Error: quota spent", Error: &harness.ToolError{Name: "QuotaExceeded", Code: "QUOTA", Message: "quota spent"}}
 	withError := func(e harness.ToolError) harness.ToolResult {
 		r := chosen

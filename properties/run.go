@@ -172,8 +172,8 @@ type ToolRun struct {
 	Content        string // what it returned; for a panic, the panic's text
 	Outcome        string // ok, error, failure, panic, goexit, cancelled (it honoured its cancelled context) or killed
 	// Failure is, for the failure outcome, the *harness.ToolFailure the tool returned, bare or
-	// wrapped in other errors: what the tool chose for its error result.
-	Failure  harness.ToolFailure
+	// wrapped in other errors: what the tool chose for its error result (nil for the others).
+	Failure  *harness.ToolFailure
 	Parallel bool
 	// HonoursCancel is whether the tool stops when its context is cancelled.
 	HonoursCancel bool

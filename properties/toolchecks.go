@@ -157,6 +157,9 @@ func drainedCode(run ToolRun) (code string, known bool) {
 	case "killed":
 		return harness.CodeToolOutcomeUnknown, true
 	case "failure":
+		if run.Failure == nil {
+			return "", false
+		}
 		return run.Failure.Code, run.Failure.Code != "" // the code the tool chose
 	}
 	return "", true

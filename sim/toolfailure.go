@@ -48,6 +48,6 @@ func (r toolRunning) endFailure(failure *harness.ToolFailure) {
 	r.end(faults.OutcomeFailure, failure.Message)
 	t := r.tracer
 	t.mu.Lock()
-	t.trace.Tools[r.index].Failure = *failure
+	t.trace.Tools[r.index].Failure = failure
 	t.mu.Unlock()
 }
