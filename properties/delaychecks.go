@@ -120,7 +120,7 @@ func (rule delayRule) name() string {
 func (x *index) drawFor(seq int64, after int) (int, bool) {
 	draws := x.run.Trace.Draws
 	for d := len(draws) - 1; d > after; d-- {
-		if draws[d].ReadBytes == 0 && draws[d].SeqBefore < seq {
+		if !draws[d].Read && draws[d].SeqBefore < seq {
 			return d, true
 		}
 	}

@@ -43,7 +43,7 @@ func TestDelayExactReplaysTheSpecsFormulaOnTheDraw(t *testing.T) {
 		fires  int
 	}{
 		"each delay its formula on its draw":                       {[]float64{475, 1100}, drawsBefore([]int64{2, 4}, 0.25, 1), 0},
-		"a retry id read between":                                  {[]float64{475, 1100}, append(drawsBefore([]int64{2}, 0.25), Draw{SeqBefore: 2, ReadBytes: 16}, Draw{SeqBefore: 4, Float: 0.9999999}), 0},
+		"a retry id read between":                                  {[]float64{475, 1100}, append(drawsBefore([]int64{2}, 0.25), Draw{SeqBefore: 2, Read: true, ReadBytes: 16}, Draw{SeqBefore: 4, Float: 0.9999999}), 0},
 		"the draw of a decision that wrote nothing is passed over": {[]float64{475, 1100}, drawsBefore([]int64{2, 2, 4, 4}, 0.7, 0.25, 0.3, 1), 0},
 		"one-sided: shortened within the window":                   {[]float64{475, 975}, drawsBefore([]int64{2, 4}, 0.5, 0.5), 2},
 		"no draw for the second":                                   {[]float64{475, 1000}, drawsBefore([]int64{2}, 0.25), 1},

@@ -76,13 +76,14 @@ type Trace struct {
 	Draws []Draw
 }
 
-// Draw is one number the world's random source served: a Float64, or a Read of ReadBytes bytes.
-// SeqBefore is the session log's length when it was served, so a property can tell which
-// record came after it.
+// Draw is one number the world's random source served: a Float64 (Float), or a Read (Read set)
+// of ReadBytes bytes. SeqBefore is the session log's length when it was served, so a property can
+// tell which record came after it.
 type Draw struct {
 	AtMs      int64
 	SeqBefore int64
 	Float     float64
+	Read      bool
 	ReadBytes int
 }
 

@@ -23,7 +23,7 @@ func (r *drawRecorder) Float64() float64 {
 
 func (r *drawRecorder) Read(p []byte) (int, error) {
 	n, err := r.inner.Read(p)
-	r.record(properties.Draw{ReadBytes: n})
+	r.record(properties.Draw{Read: true, ReadBytes: n})
 	return n, err
 }
 
