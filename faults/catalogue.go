@@ -12,6 +12,10 @@ const (
 	GroupTools    = "tools"
 	GroupUser     = "user"
 	GroupHost     = "host"
+	// GroupWire are the faults of the wire: an answer sent as bytes to a real adapter (an
+	// Answer with a Wire form). They come last in the catalogue, and only a seed's wire draw
+	// (DrawWire) switches them on.
+	GroupWire = "wire"
 )
 
 // Fault is one named way things go wrong.
@@ -66,6 +70,19 @@ const (
 	ProviderGoexit        = "provider-goexit"
 	CallIDReuse           = "call-id-reuse"
 	ProviderNilStream     = "provider-nil-stream"
+	WireRetryAfterMs      = "wire-retry-after-ms"
+	WireRetryAfterSeconds = "wire-retry-after-seconds"
+	WireRetryAfterDate    = "wire-retry-after-date"
+	WireRetryAfterJunk    = "wire-retry-after-junk"
+	WireStatus            = "wire-status"
+	WireContextOverflow   = "wire-context-overflow"
+	WireQuota             = "wire-quota"
+	WireStreamError       = "wire-stream-error"
+	WireMalformedEvent    = "wire-malformed-event"
+	WireCut               = "wire-cut"
+	WireStall             = "wire-stall"
+	WireFinishReason      = "wire-finish-reason"
+	WireEmptyArguments    = "wire-empty-arguments"
 )
 
 // ToolFailure is a tool returning its own *harness.ToolFailure, as a user's tools do (in its
@@ -121,6 +138,19 @@ var catalogueTable = [...]Fault{
 	{CallIDReuse, GroupProvider, "the provider numbers tool call ids per answer (call-1, call-2, …), so later steps reuse earlier steps' ids, as many fakes and some providers do: ids are unique per step only. It shapes tool-call answers (and numbers every later one so), and the store refuses one tool/call or tool/result append, leaving calls unanswered, which a reused id must not pass off as answered"},
 	{ProviderNilStream, GroupProvider, "the provider's Stream returns neither a stream nor an error, as a buggy adapter or fake does: UNKNOWN, the turn ends error"},
 	{ToolFailure, GroupTools, "a tool call that returns its own *harness.ToolFailure (a name, a code, a message), bare or wrapped in one or two other errors (fmt.Errorf %w, errors.Join), as a user's tool does: the error result carries the ToolFailure's name, code and message"},
+	{WireRetryAfterMs, GroupWire, "over the wire, a failure's Retry-After sent as retry-after-ms (decimal milliseconds), alone or with a Retry-After that must lose to it"},
+	{WireRetryAfterSeconds, GroupWire, "over the wire, a failure's Retry-After sent as delay-seconds (whole seconds, rounded up): read in seconds, not milliseconds"},
+	{WireRetryAfterDate, GroupWire, "over the wire, a failure's Retry-After sent as an HTTP-date (IMF-fixdate, RFC 850 or asctime), measured against the clock"},
+	{WireRetryAfterJunk, GroupWire, "over the wire, a Retry-After no reader may take (fractional seconds, an RFC 3339 date, a past date, a word, a number past float range): no hint"},
+	{WireStatus, GroupWire, "over the wire, an error status with its body: 408 TIMEOUT; 500, 502, 503, 504, 529 SERVER; 400, 401, 403, 404, 501 UNKNOWN; the status kept"},
+	{WireContextOverflow, GroupWire, "over the wire, a 400 or 413 whose error names the context window in one of the providers' wordings or codes: CONTEXT_WINDOW_EXCEEDED"},
+	{WireQuota, GroupWire, "over the wire, a 429 that is a spent quota (insufficient_quota), with a Retry-After: UNKNOWN, its status kept, no hint"},
+	{WireStreamError, GroupWire, "over the wire, an error event inside a 200 stream, after 0 to 2 chunks, named by its type or (OpenAI) by its code alone: overloaded and server errors SERVER, rate limits RATE_LIMIT, timeouts TIMEOUT, context overflows CONTEXT_WINDOW_EXCEEDED, others UNKNOWN; no status, no hint"},
+	{WireMalformedEvent, GroupWire, "over the wire, an event that does not decode, after 0 to 2 chunks and before the rest of the answer: TRANSPORT, never the end of the stream nor a skipped event"},
+	{WireCut, GroupWire, "over the wire, the connection cut before any response or mid-body: TRANSPORT, its message naming the endpoint"},
+	{WireStall, GroupWire, "over the wire, the server goes silent (before the response or after 0 to 2 chunks) until the adapter's own request deadline ends the request: TIMEOUT, at the deadline"},
+	{WireFinishReason, GroupWire, "over the wire, an answer that ends with a finish reason the harness has no outcome for (content_filter, refusal, pause_turn, a new one): UNKNOWN carrying the reason"},
+	{WireEmptyArguments, GroupWire, "over the wire, a tool call (to a tool nobody registered) streamed with no arguments: the harness gets {} and the next request sends it back as a JSON object"},
 }
 
 // Catalogue returns every fault in a stable order.

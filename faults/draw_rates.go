@@ -174,6 +174,32 @@ func faultIndex(name string) int {
 		return 42
 	case ToolFailure:
 		return 43
+	case WireRetryAfterMs:
+		return 44
+	case WireRetryAfterSeconds:
+		return 45
+	case WireRetryAfterDate:
+		return 46
+	case WireRetryAfterJunk:
+		return 47
+	case WireStatus:
+		return 48
+	case WireContextOverflow:
+		return 49
+	case WireQuota:
+		return 50
+	case WireStreamError:
+		return 51
+	case WireMalformedEvent:
+		return 52
+	case WireCut:
+		return 53
+	case WireStall:
+		return 54
+	case WireFinishReason:
+		return 55
+	case WireEmptyArguments:
+		return 56
 	}
 	return -1
 }

@@ -74,6 +74,8 @@ type Trace struct {
 	// (the world's own record, not the harness's): each Float64 (the jitter of a local delay)
 	// and each Read (the bytes of a retry id).
 	Draws []Draw
+	// Wire are the requests the world answered as bytes to a real adapter (wirechecks.go).
+	Wire []WireExchange
 }
 
 // Draw is one number the world's random source served: a Float64 (Float), or a Read (Read set)

@@ -3,10 +3,13 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/internal/jsonlimit"
 	"github.com/turnsim/turnsim/internal/splitmix"
 )
 
@@ -61,6 +64,8 @@ func deriveSeed(seed int64, stream uint64) int64 { return splitmix.Derive(seed, 
 // the whole catalogue), as simrun's -faults flag does.
 func NewSchedule(seed int64, allowed []string) Schedule {
 	swarm, plan := faults.DrawSchedule(faults.NewRand(deriveSeed(seed, streamPlan)), allowed)
+	plan, wired := withWire(seed, allowed, plan)
+	maps.Copy(swarm, wired)
 	return scheduleOf(seed, swarm, plan)
 }
 
@@ -68,6 +73,7 @@ func NewSchedule(seed int64, allowed []string) Schedule {
 // and reads nothing of it (RunSeedAgent): a run reads the plan and the strategy, never the swarm.
 func newRunSchedule(seed int64, allowed []string) Schedule {
 	_, plan := faults.DrawSchedule(faults.NewRand(deriveSeed(seed, streamPlan)), allowed)
+	plan, _ = withWire(seed, allowed, plan)
 	return scheduleOf(seed, nil, plan)
 }
 
@@ -121,14 +127,47 @@ func (s Schedule) Validate() error {
 			return err
 		}
 	}
-	return s.Plan.Validate()
+	if err := s.Plan.Validate(); err != nil {
+		return err
+	}
+	return needsWire(&s.Plan)
 }
 
-// ParseSchedule decodes and validates a schedule file. Unknown fields, trailing data and a
-// version this build does not read are errors: a schedule is never misread.
+// ScheduleBytesMax bounds a schedule or corpus file: drawn and shrunk schedules are a few KB, so
+// 4 MiB is hundreds of times any real one.
+const ScheduleBytesMax = 4 << 20
+
+// scheduleLimits bound a schedule file's shape before it is decoded: the decoder builds a struct
+// for every object, so a 4 MiB file of 1.4 million {} actions cost 887 MB before Validate could
+// refuse it. No list of a valid plan holds more than faults.EntriesMax entries, and a drawn
+// schedule holds a few hundred objects; a key given twice would be read as its last value.
+var scheduleLimits = jsonlimit.Limits{
+	Bytes:         ScheduleBytesMax,
+	Depth:         32,
+	Elements:      faults.EntriesMax,
+	Containers:    100_000,
+	DuplicateKeys: true,
+}
+
+// checkScheduleShape refuses a schedule or corpus file whose shape breaks scheduleLimits. A file
+// that is not JSON is left to the decoder, which stops at the first bad byte and says so in its
+// own words.
+func checkScheduleShape(data []byte) error {
+	var e *jsonlimit.Error
+	if err := jsonlimit.CheckBytes(data, scheduleLimits); errors.As(err, &e) && e.Limit {
+		return fmt.Errorf("sim: schedule: at byte %d: %s", e.Offset, e.Reason)
+	}
+	return nil
+}
+
+// ParseSchedule decodes and validates a schedule file. Unknown fields, trailing data, a key given
+// twice and a version this build does not read are errors: a schedule is never misread.
 func ParseSchedule(data []byte) (Schedule, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Schedule{}, fmt.Errorf("sim: schedule: the file is empty")
+	}
+	if err := checkScheduleShape(data); err != nil {
+		return Schedule{}, err
 	}
 	var header struct {
 		Version *int `json:"version"`

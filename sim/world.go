@@ -142,6 +142,7 @@ func runWorldInto(schedule Schedule, agent Agent, s *scratch, out *Outcome) *wor
 		w.disk.spare = s.takeLog()
 	}
 	report := scheduler.Run("main", w.play)
+	w.provider.releaseWire(hung(report))
 	s.settleTrace(w.tracer)
 	w.keepDurableAtEnd()
 	w.tracer.trace.EndMs = report.VirtualElapsed.Milliseconds()

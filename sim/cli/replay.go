@@ -3,10 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/turnsim/turnsim/internal/atomicfile"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -20,9 +20,9 @@ func (c *cli) replay(args []string) int {
 	late := fs.Duration("late", sim.DefaultLateMs*time.Millisecond, "how far apart the incident's and the replay's times of an event may be (a production log's timers fire late)")
 	output := fs.String("o", "", "write the replay's schedule to FILE (then: repro FILE, shrink FILE -property NAME)")
 	logFile := fs.String("log", "", "write the replay's JSON Lines session log to FILE")
-	positional, code, ok := parse(fs, args)
-	if !ok {
-		return code
+	positional, err := ParseFlags(fs, args)
+	if err != nil {
+		return FlagExit(err)
 	}
 	switch {
 	case len(positional) != 1:
@@ -33,14 +33,17 @@ func (c *cli) replay(args []string) int {
 		return c.usageError("replay: -late %v is negative", *late)
 	}
 	path := positional[0]
-	for _, out := range []string{*output, *logFile} {
-		if out != "" && samePath(out, path) {
-			return c.usageError("replay: %s is the incident's log: it would be overwritten", out)
-		}
+	if err := checkOutputs([]namedPath{{"incident's log", path}}, []namedPath{{"-o", *output}, {"-log", *logFile}}); err != nil {
+		return c.usageError("replay: %v", err)
 	}
-	data, err := readCapped(path, logFileBytesMax)
-	if err != nil {
-		return c.usageError("%v", err)
+	data, reason := readLog(path) // line by line first: a bad file costs what its first lines do
+	if reason != "" {
+		return c.usageError("replay: %s: %s", path, reason)
+	}
+	if data == nil { // a regular file, known to decode: read it whole
+		if data, err = readAtMost(path, sessionLogBytesMax); err != nil {
+			return c.usageError("replay: %v", err)
+		}
 	}
 	events, err := sim.ReadSessionLog(path, data)
 	if err != nil {
@@ -58,20 +61,22 @@ func (c *cli) replay(args []string) int {
 		return c.usageError("%v (no schedule tells this log's story)", err)
 	}
 	c.printReplay(path, r)
+	var written []atomicfile.File
 	if *output != "" {
 		data, err := r.Schedule.MarshalIndent()
 		if err != nil {
 			panic(fmt.Sprintf("sim/cli: invariant: a derived schedule encodes: %v", err))
 		}
-		if err := os.WriteFile(*output, append(data, '\n'), 0o644); err != nil {
-			return c.usageError("-o: %v", err)
-		}
-		fmt.Fprintf(c.stdout, "schedule: %s (reproduce: %s repro %s)\n", *output, c.opts.Command, *output)
+		written = append(written, atomicfile.File{Path: *output, Data: append(data, '\n')})
 	}
 	if *logFile != "" {
-		if err := os.WriteFile(*logFile, r.Outcome.JSONL, 0o644); err != nil {
-			return c.usageError("-log: %v", err)
-		}
+		written = append(written, atomicfile.File{Path: *logFile, Data: r.Outcome.JSONL})
+	}
+	if err := atomicfile.WriteAll(written); err != nil {
+		return c.usageError("replay: %s", outputErrorText(err))
+	}
+	if *output != "" {
+		fmt.Fprintf(c.stdout, "schedule: %s (reproduce: %s repro %s)\n", *output, c.opts.Command, *output)
 	}
 	if len(r.Outcome.Violations) > 0 {
 		return exitViolation
@@ -116,11 +121,4 @@ func (c *cli) printReplay(path string, r sim.ReplayResult) {
 		}
 		fmt.Fprintf(c.stdout, "replay: %s\n", v)
 	}
-}
-
-// samePath reports whether a and b name the same file.
-func samePath(a, b string) bool {
-	x, errX := os.Stat(a)
-	y, errY := os.Stat(b)
-	return errX == nil && errY == nil && os.SameFile(x, y)
 }
