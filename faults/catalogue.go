@@ -85,6 +85,10 @@ const (
 	WireEmptyArguments    = "wire-empty-arguments"
 )
 
+// ToolFailure is a tool returning its own *harness.ToolFailure, as a user's tools do (in its
+// own declaration: the names above are one block).
+const ToolFailure = "tool-failure"
+
 // catalogue is the table of faults as a slice; catalogueTable is the same table as an array, whose
 // length is a constant (faultCount) that sizes a drawer's table of rates.
 var catalogue = catalogueTable[:]
@@ -133,6 +137,7 @@ var catalogueTable = [...]Fault{
 	{ProviderGoexit, GroupProvider, "the provider's Stream ends the calling goroutine by runtime.Goexit, as t.FailNow in a test's fake does: the turn ends error, the agent goes idle and serves the next message"},
 	{CallIDReuse, GroupProvider, "the provider numbers tool call ids per answer (call-1, call-2, …), so later steps reuse earlier steps' ids, as many fakes and some providers do: ids are unique per step only. It shapes tool-call answers (and numbers every later one so), and the store refuses one tool/call or tool/result append, leaving calls unanswered, which a reused id must not pass off as answered"},
 	{ProviderNilStream, GroupProvider, "the provider's Stream returns neither a stream nor an error, as a buggy adapter or fake does: UNKNOWN, the turn ends error"},
+	{ToolFailure, GroupTools, "a tool call that returns its own *harness.ToolFailure (a name, a code, a message), bare or wrapped in one or two other errors (fmt.Errorf %w, errors.Join), as a user's tool does: the error result carries the ToolFailure's name, code and message"},
 	{WireRetryAfterMs, GroupWire, "over the wire, a failure's Retry-After sent as retry-after-ms (decimal milliseconds), alone or with a Retry-After that must lose to it"},
 	{WireRetryAfterSeconds, GroupWire, "over the wire, a failure's Retry-After sent as delay-seconds (whole seconds, rounded up): read in seconds, not milliseconds"},
 	{WireRetryAfterDate, GroupWire, "over the wire, a failure's Retry-After sent as an HTTP-date (IMF-fixdate, RFC 850 or asctime), measured against the clock"},

@@ -211,6 +211,9 @@ func (d *drawer) drawPlan() Plan {
 		refusals = append(refusals, d.unansweredCalls(plan.HorizonMs))
 	}
 	plan.Refusals = refusals
+	if !harnessDefaults {
+		plan.RetryStrategy = d.drawRetryStrategy() // last: it shifts no other draw
+	}
 	return plan
 }
 
@@ -410,6 +413,9 @@ func (d *drawer) drawCall() Call {
 	} else if d.onAt(toolGoexitAt) {
 		c.Outcome = OutcomeGoexit
 		shaped = append(shaped, ToolGoexit)
+	} else if d.onAt(toolFailureAt) {
+		c.Outcome, c.Wrap = OutcomeFailure, d.toolFailureWrap()
+		shaped = append(shaped, ToolFailure)
 	}
 	if d.onAt(toolIgnoresCancelAt) {
 		// It runs long enough for a cancel to land in it: ignoring a cancel needs one to ignore.

@@ -49,6 +49,7 @@ var (
 	toolPanicAt             = cataloguePosition(ToolPanic)
 	toolErrorAt             = cataloguePosition(ToolError)
 	toolGoexitAt            = cataloguePosition(ToolGoexit)
+	toolFailureAt           = cataloguePosition(ToolFailure)
 	toolIgnoresCancelAt     = cataloguePosition(ToolIgnoresCancel)
 	callIDReuseAt           = cataloguePosition(CallIDReuse)
 	contextWindowExceededAt = cataloguePosition(ContextWindowExceeded)
@@ -171,32 +172,34 @@ func faultIndex(name string) int {
 		return 41
 	case ProviderNilStream:
 		return 42
-	case WireRetryAfterMs:
+	case ToolFailure:
 		return 43
-	case WireRetryAfterSeconds:
+	case WireRetryAfterMs:
 		return 44
-	case WireRetryAfterDate:
+	case WireRetryAfterSeconds:
 		return 45
-	case WireRetryAfterJunk:
+	case WireRetryAfterDate:
 		return 46
-	case WireStatus:
+	case WireRetryAfterJunk:
 		return 47
-	case WireContextOverflow:
+	case WireStatus:
 		return 48
-	case WireQuota:
+	case WireContextOverflow:
 		return 49
-	case WireStreamError:
+	case WireQuota:
 		return 50
-	case WireMalformedEvent:
+	case WireStreamError:
 		return 51
-	case WireCut:
+	case WireMalformedEvent:
 		return 52
-	case WireStall:
+	case WireCut:
 		return 53
-	case WireFinishReason:
+	case WireStall:
 		return 54
-	case WireEmptyArguments:
+	case WireFinishReason:
 		return 55
+	case WireEmptyArguments:
+		return 56
 	}
 	return -1
 }

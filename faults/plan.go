@@ -30,6 +30,9 @@ type Plan struct {
 	// SpecMaxParallelToolCalls), which the properties judge by: a drift in the harness's defaults
 	// is then a violation.
 	HarnessDefaults bool `json:"harnessDefaults,omitempty"`
+	// RetryStrategy names a strategy of harness/zoo the agent retries with, at its published
+	// parameters, in place of Policy ("": Policy); the properties judge it by what it states.
+	RetryStrategy string `json:"retryStrategy,omitempty"`
 }
 
 // Answer is the provider's reply to one request: Chunks text chunks ChunkDelayMs apart, then
@@ -104,7 +107,7 @@ const WrapLayersMax = 4
 type Call struct {
 	Name         string `json:"name"`
 	LatencyMs    int64  `json:"latencyMs"`
-	Outcome      string `json:"outcome"` // ok, error, panic or goexit
+	Outcome      string `json:"outcome"` // ok, error, panic, goexit or failure
 	IgnoreCancel bool   `json:"ignoreCancel,omitempty"`
 	// Faults names the catalogue faults that shaped this call.
 	Faults []string `json:"faults,omitempty"`
@@ -113,6 +116,10 @@ type Call struct {
 	// same): empty, the world numbers the call and encodes its arguments itself.
 	ID        string `json:"id,omitempty"`
 	Arguments string `json:"arguments,omitempty"`
+	// Wrap wraps the *harness.ToolFailure of a call with the failure outcome in other errors,
+	// innermost first, each layer WrapErrorf or WrapJoin (as Fail.Wrap): none, it is returned
+	// bare.
+	Wrap []string `json:"wrap,omitempty"`
 }
 
 // Tool call outcomes.
@@ -122,6 +129,9 @@ const (
 	OutcomePanic = "panic"
 	// OutcomeGoexit ends the tool's goroutine by runtime.Goexit (the tool-goexit fault).
 	OutcomeGoexit = "goexit"
+	// OutcomeFailure returns the tool's own *harness.ToolFailure, wrapped as Call.Wrap says
+	// (the tool-failure fault).
+	OutcomeFailure = "failure"
 )
 
 // Action is one thing the user or host does at AtMs.
@@ -236,6 +246,9 @@ const (
 func (p Plan) Validate() error {
 	if err := p.Policy.Validate(); err != nil {
 		return fmt.Errorf("faults: plan: policy: %w", err)
+	}
+	if err := p.validateRetryStrategy(); err != nil {
+		return err
 	}
 	if p.HarnessDefaults && (!samePolicy(p.Policy, SpecRetryPolicy()) || p.MaxParallelToolCalls != SpecMaxParallelToolCalls) {
 		return fmt.Errorf("faults: plan: harnessDefaults: policy and maxParallelToolCalls must record the spec's defaults (%+v, %d)", SpecRetryPolicy(), SpecMaxParallelToolCalls)
@@ -353,9 +366,12 @@ func (a Answer) validate() error {
 			return fmt.Errorf("calls[%d]: latencyMs %d is outside [0, %d]", j, c.LatencyMs, DurationMsMax)
 		}
 		switch c.Outcome {
-		case OutcomeOK, OutcomeError, OutcomePanic, OutcomeGoexit:
+		case OutcomeOK, OutcomeError, OutcomePanic, OutcomeGoexit, OutcomeFailure:
 		default:
-			return fmt.Errorf("calls[%d]: outcome %q is not ok, error, panic or goexit", j, c.Outcome)
+			return fmt.Errorf("calls[%d]: outcome %q is not ok, error, panic, goexit or failure", j, c.Outcome)
+		}
+		if err := c.validateWrap(); err != nil {
+			return fmt.Errorf("calls[%d]: %w", j, err)
 		}
 	}
 	return nil

@@ -9,7 +9,7 @@ import (
 
 // fault-labelled: the world knows which faults it injected into tool calls (a call to a name no
 // one registered, a tool that panicked or ended its goroutine by runtime.Goexit, one that
-// returned an error), so coverage counts them from its own record and this property checks the
+// returned an error or its own ToolFailure), so coverage counts them from its own record and this property checks the
 // harness's reaction: the label each result carries (harness.md §6). A harness that mislabels a
 // fault is then a violation, not a fault that "never struck".
 
@@ -30,6 +30,11 @@ func expectedLabel(registered bool, run ToolRun, ran bool) (code string, ok bool
 		return harness.CodeToolPanic, true
 	case run.Outcome == "error":
 		return harness.CodeToolError, true // "a tool error gives an error result"
+	case run.Outcome == "failure" && run.Failure != nil && run.Failure.Code != "":
+		// A *harness.ToolFailure lets the tool choose its result's code and name, however the
+		// tool wrapped it on the way out (fmt.Errorf %w, errors.Join): the harness looks through
+		// the wrapping, as it does for a provider's Failure.
+		return run.Failure.Code, true
 	case run.Outcome == "ok":
 		return "", true // a real result, no error
 	}
@@ -74,9 +79,18 @@ func checkFaultLabelled(x *index, v *violations) {
 				v.add(r.seq, r.timeMs, "turn %d step %d: call %s ended its goroutine by runtime.Goexit, but its result says %q", t.number, step, c.data.CallID, r.data.Error.Message)
 			case want == harness.CodeToolPanic && !strings.Contains(r.data.Error.Message, run.Content):
 				v.add(r.seq, r.timeMs, "turn %d step %d: call %s panicked with %q, but its result says %q", t.number, step, c.data.CallID, run.Content, r.data.Error.Message)
+			case run.Outcome == "failure" && !carriesFailure(*r.data.Error, *run.Failure):
+				v.add(r.seq, r.timeMs, "turn %d step %d: call %s returned the ToolFailure %s/%s %q, but its result carries %s/%s %q", t.number, step, c.data.CallID,
+					run.Failure.Name, run.Failure.Code, run.Failure.Message, r.data.Error.Name, r.data.Error.Code, r.data.Error.Message)
 			}
 		}
 	})
+}
+
+// carriesFailure reports whether an error result carries what the tool's ToolFailure chose: its
+// message, and its name when it gave one (the code is the label, judged with the others).
+func carriesFailure(got harness.ToolError, chosen harness.ToolFailure) bool {
+	return got.Message == chosen.Message && (chosen.Name == "" || got.Name == chosen.Name)
 }
 
 // describeCall says what the world did with a call, for messages.

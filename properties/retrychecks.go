@@ -164,30 +164,64 @@ func checkDelayInWindow(x *index, v *violations) {
 	}
 }
 
+// retryAfterFor is how r's chain treats a provider's Retry-After: the spec's rule under the
+// seed's policy, or what the run's strategy states (the strictest, when it states nothing).
+func (x *index) retryAfterFor(r harness.LlmRetry) (harness.RetryAfterUse, bool) {
+	if s := x.run.Strategy; s != nil {
+		if s.RetryAfter.Within == "" {
+			return harness.RetryAfterUse{Within: harness.RetryAfterExact, LimitMs: s.CapMs, GivesUpBeyond: true}, true
+		}
+		return s.RetryAfter, true
+	}
+	p, ok := x.policyFor(r)
+	if !ok {
+		return harness.RetryAfterUse{}, false
+	}
+	return specRetryAfter(p), true
+}
+
+// hintRules reports whether r's delay is the provider's Retry-After's to decide, by the
+// statement use: a usable hint within its limit that the strategy consults.
+func hintRules(use harness.RetryAfterUse, r harness.LlmRetry) bool {
+	return use.Within != harness.RetryAfterIgnored && usableRetryAfter(r.Failure) && r.Failure.ProviderRetryAfterMs <= use.LimitMs
+}
+
 func checkRetryAfterExact(x *index, v *violations) {
 	for _, r := range x.retries {
-		p, known := x.policyFor(r.data)
-		if !known || usedLocalDelay(p, r.data) {
+		use, known := x.retryAfterFor(r.data)
+		if !known || !hintRules(use, r.data) {
 			continue
 		}
-		if r.data.DelayMs != r.data.Failure.ProviderRetryAfterMs {
-			v.add(r.seq, r.timeMs, "retry #%d waits %g ms although the provider said %g ms", r.data.Retry, r.data.DelayMs, r.data.Failure.ProviderRetryAfterMs)
+		hint, delay := r.data.Failure.ProviderRetryAfterMs, r.data.DelayMs
+		switch {
+		case use.Within == harness.RetryAfterExact && delay != hint:
+			v.add(r.seq, r.timeMs, "retry #%d waits %g ms although the provider said %g ms (used exactly up to %g ms, as stated)", r.data.Retry, delay, hint, use.LimitMs)
+		case use.Within == harness.RetryAfterAtLeast && !(delay >= hint):
+			v.add(r.seq, r.timeMs, "retry #%d waits %g ms although the provider said %g ms (waited at least up to %g ms, as stated)", r.data.Retry, delay, hint, use.LimitMs)
 		}
 	}
 }
 
 func checkNormalGivesUp(x *index, v *violations) {
+	// Every strategy: a hint beyond the limit it states it gives up at is never retried.
+	for _, r := range x.retries {
+		mode, _, _, known := x.limitsFor(r.data)
+		use, stated := x.retryAfterFor(r.data)
+		f := r.data.Failure
+		if !known || !stated || mode != harness.ModeNormal || use.Within == harness.RetryAfterIgnored || !use.GivesUpBeyond {
+			continue
+		}
+		if usableRetryAfter(f) && f.ProviderRetryAfterMs > use.LimitMs {
+			v.add(r.seq, r.timeMs, "normal mode retried although Retry-After %g ms is above %g, where it gives up", f.ProviderRetryAfterMs, use.LimitMs)
+		}
+	}
 	p := x.run.Policy
 	if p.Mode != harness.ModeNormal || x.run.Strategy != nil {
-		return // the seed's own rules for giving up; a user's strategy has its own
+		return // the seed's own codes and budget; a user's strategy has its own
 	}
 	for _, r := range x.retries {
-		f := r.data.Failure
-		if !retryableUnder(p, f.Code) {
+		if f := r.data.Failure; !retryableUnder(p, f.Code) {
 			v.add(r.seq, r.timeMs, "normal mode retried the non-retryable code %s", f.Code)
-		}
-		if usableRetryAfter(f) && f.ProviderRetryAfterMs > p.MaxDelayMs {
-			v.add(r.seq, r.timeMs, "normal mode retried although Retry-After %g ms is above maxDelay %g", f.ProviderRetryAfterMs, p.MaxDelayMs)
 		}
 	}
 	// The other side: a turn that ended on a retryable failure must have had a reason to stop.
@@ -199,6 +233,9 @@ func checkNormalGivesUp(x *index, v *violations) {
 		f := t.end.Reason.Error
 		if !retryableUnder(p, f.Code) || (usableRetryAfter(*f) && f.ProviderRetryAfterMs > p.MaxDelayMs) {
 			continue
+		}
+		if len(t.stepOrder) == 0 {
+			continue // no step, so no request: the failure was no provider's, and llm-retry never saw it (a broken log)
 		}
 		last := t.lastStep()
 		spent := 0

@@ -70,8 +70,23 @@ type Trace struct {
 	// (a fallback to another model): each re-sends a request that no budget of llm-retry's or
 	// compaction's covers.
 	HandlerRetries []HandlerRetry
+	// Draws are the numbers the world's random source served the harness, in the order served
+	// (the world's own record, not the harness's): each Float64 (the jitter of a local delay)
+	// and each Read (the bytes of a retry id).
+	Draws []Draw
 	// Wire are the requests the world answered as bytes to a real adapter (wirechecks.go).
 	Wire []WireExchange
+}
+
+// Draw is one number the world's random source served: a Float64 (Float), or a Read (Read set)
+// of ReadBytes bytes. SeqBefore is the session log's length when it was served, so a property can
+// tell which record came after it.
+type Draw struct {
+	AtMs      int64
+	SeqBefore int64
+	Float     float64
+	Read      bool
+	ReadBytes int
 }
 
 // HandlerRetry is one retry a user's handler granted, in a turn's step.
@@ -158,8 +173,11 @@ type ToolRun struct {
 	CallID, Name   string
 	StartMs, EndMs int64  // EndMs -1 if it never returned
 	Content        string // what it returned; for a panic, the panic's text
-	Outcome        string // ok, error, panic, cancelled (it honoured its cancelled context) or killed
-	Parallel       bool
+	Outcome        string // ok, error, failure, panic, goexit, cancelled (it honoured its cancelled context) or killed
+	// Failure is, for the failure outcome, the *harness.ToolFailure the tool returned, bare or
+	// wrapped in other errors: what the tool chose for its error result (nil for the others).
+	Failure  *harness.ToolFailure
+	Parallel bool
 	// HonoursCancel is whether the tool stops when its context is cancelled.
 	HonoursCancel bool
 	// StartOrder and EndOrder number the starts and ends of all tool runs in the order they
@@ -224,12 +242,25 @@ type Refusal struct {
 	Type string
 	Turn int
 	Step int
+	// Event is what the store was handed and refused, seq included (0: not known): its line
+	// must never be in the log.
+	Event harness.Event
+	// SeqRetaken is whether an append the store accepted later took the same seq: the line at
+	// that seq is then that append's, even when it reads the same.
+	SeqRetaken bool
 }
 
-// StrategyInfo is what the properties need to know of a user's retry strategy.
+// StrategyInfo is what the properties need to know of a user's retry strategy: what it says of
+// itself, which is what they judge it by.
 type StrategyInfo struct {
 	Key    string
 	Mode   harness.Mode
 	Budget int
 	CapMs  float64
+	// RetryAfter is how it states it treats a provider's Retry-After (harness.RetryAfterOf); the
+	// zero value stands for a strategy that states nothing, held to the strictest statement.
+	RetryAfter harness.RetryAfterUse
+	// Window is the range it states its own delay for a retry is drawn from
+	// (harness.DelayWindowStater); nil when it states none.
+	Window func(retry int, earlierDelaysMs []float64) harness.DelayWindow
 }

@@ -61,3 +61,29 @@ func specDelayWindowMs(p harness.RetryPolicy, n int) (lowMs, highMs float64) {
 	whole := func(ms float64) float64 { return math.Min(math.Round(ms), p.MaxDelayMs) }
 	return whole(exponential * (1 - p.JitterRatio)), whole(exponential * (1 + p.JitterRatio))
 }
+
+// specLocalDelayMs is the delay the spec gives the n-th retry (n from 1) on the draw random, in
+// [0, 1):
+//
+//	e = min(n-1, 1024); exp = min(initial·2^e, max); jitter = 1 - r + 2·r·random; delay = min(exp·jitter, max)
+//
+// rounded to whole milliseconds and never above max, as specDelayWindowMs bounds it. n below 1
+// is read as 1.
+func specLocalDelayMs(p harness.RetryPolicy, n int, random float64) float64 {
+	e := min(max(n-1, 0), specExponentMax)
+	exponential := p.MaxDelayMs
+	if growth := math.Pow(2, float64(e)); p.InitialDelayMs == 0 {
+		exponential = 0 // 0·2^1024 would be NaN
+	} else if p.InitialDelayMs*growth < p.MaxDelayMs {
+		exponential = p.InitialDelayMs * growth
+	}
+	jitter := 1 - p.JitterRatio + 2*p.JitterRatio*random
+	return math.Min(math.Round(exponential*jitter), p.MaxDelayMs) // rounding never lifts it above max
+}
+
+// specRetryAfter is the seed's rule for a provider's Retry-After, as a strategy would state it:
+// "at or below maxDelay is used exactly, no jitter; above maxDelay normal mode gives up
+// (next()), always mode uses the local delay".
+func specRetryAfter(p harness.RetryPolicy) harness.RetryAfterUse {
+	return harness.RetryAfterUse{Within: harness.RetryAfterExact, LimitMs: p.MaxDelayMs, GivesUpBeyond: true}
+}

@@ -81,3 +81,22 @@ func TestSpecDelayWindowHoldsTheHarnessesDelays(t *testing.T) {
 		}
 	})
 }
+
+// The restated formula gives the harness's delay exactly, draw for draw (a check on the oracle,
+// not a dependency of it): any policy, retry number and draw, fractional delays included.
+func TestSpecLocalDelayIsTheHarnessesExactly(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		initial := float64(rapid.IntRange(0, 20_000).Draw(t, "initialMs")) / float64(rapid.SampledFrom([]int{1, 4, 10}).Draw(t, "fraction"))
+		p := harness.RetryPolicy{
+			Mode:           harness.ModeAlways,
+			InitialDelayMs: initial,
+			MaxDelayMs:     initial * float64(rapid.IntRange(1, 100).Draw(t, "factor")),
+			JitterRatio:    float64(rapid.IntRange(0, 100).Draw(t, "jitter%")) / 100,
+		}
+		n := rapid.IntRange(1, 3000).Draw(t, "retry")
+		random := rapid.Float64Range(0, 0.999999).Draw(t, "random")
+		if got, want := specLocalDelayMs(p, n, random), harness.LocalDelayMs(p, n, random); got != want {
+			t.Fatalf("spec's delay %g, harness's %g", got, want)
+		}
+	})
+}

@@ -130,7 +130,7 @@ func checkDrainRealResults(x *index, v *violations) {
 				v.add(resultSeq, -1, "turn %d: call %s never returned, yet its turn moved on", t.number, c.data.CallID)
 				continue
 			}
-			want := drainedCode(run.Outcome)
+			want, known := drainedCode(run)
 			got := ""
 			if result.Error != nil {
 				got = result.Error.Code
@@ -138,7 +138,7 @@ func checkDrainRealResults(x *index, v *violations) {
 			if got == harness.CodeToolOutcomeUnknown && x.interrupted(t.number) {
 				continue // the process died before the result was committed: crash repair's honest answer
 			}
-			if got != want || (run.Outcome == "ok" && result.Content != run.Content) {
+			if (known && got != want) || (run.Outcome == "ok" && result.Content != run.Content) {
 				v.add(resultSeq, -1, "turn %d: call %s ran (%s) but its result is %q %q", t.number, c.data.CallID, run.Outcome, got, result.Content)
 			}
 		}
@@ -146,17 +146,23 @@ func checkDrainRealResults(x *index, v *violations) {
 }
 
 // drainedCode is the error code the result of a call that ran must carry, by how its run ended
-// ("" for none, and for an outcome the spec does not name).
-func drainedCode(outcome string) string {
-	switch outcome {
+// ("" for none, and for an outcome the spec does not name). known is false for a ToolFailure
+// that chose no code: the spec names none for it.
+func drainedCode(run ToolRun) (code string, known bool) {
+	switch run.Outcome {
 	case "error", "cancelled":
-		return harness.CodeToolError
+		return harness.CodeToolError, true
 	case "panic", "goexit":
-		return harness.CodeToolPanic
+		return harness.CodeToolPanic, true
 	case "killed":
-		return harness.CodeToolOutcomeUnknown
+		return harness.CodeToolOutcomeUnknown, true
+	case "failure":
+		if run.Failure == nil {
+			return "", false
+		}
+		return run.Failure.Code, run.Failure.Code != "" // the code the tool chose
 	}
-	return ""
+	return "", true
 }
 
 func checkUnstartedGetSynthetic(x *index, v *violations) {

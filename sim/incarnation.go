@@ -56,7 +56,7 @@ func (s *simStore) Append(e harness.Event) error {
 				turn, step := harness.EventScope(e)
 				now := t.nowMs()
 				t.record(func(tr *properties.Trace) {
-					tr.Refusals = append(tr.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step})
+					tr.Refusals = append(tr.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step, Event: e})
 				})
 				if window.Fault != faults.CallIDReuse { // it strikes when an id is reused (toolCallChunk)
 					t.strike(cmp.Or(window.Fault, faults.AppendRefused))
@@ -64,6 +64,9 @@ func (s *simStore) Append(e harness.Event) error {
 				return errAppendRefused
 			}
 		}
+	}
+	if len(w.schedule.Plan.Refusals) > 0 {
+		t.seqRetaken(e.Seq)
 	}
 	if s.log == nil {
 		return nil
@@ -77,6 +80,18 @@ func (s *simStore) Append(e harness.Event) error {
 		w.armed, w.disk.armed = w.disk.armed, nil
 	}
 	return err
+}
+
+// seqRetaken records that the store accepted an append at seq: a refused event with that seq
+// left a place another event has now filled.
+func (t *tracer) seqRetaken(seq int64) {
+	t.mu.Lock()
+	for i := range t.trace.Refusals {
+		if r := &t.trace.Refusals[i]; r.Event.Seq == seq {
+			r.SeqRetaken = true
+		}
+	}
+	t.mu.Unlock()
 }
 
 // stopHost tells the host task the run is over.

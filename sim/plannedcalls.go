@@ -122,6 +122,21 @@ func appendCallRest(b []byte, args toolArguments) ([]byte, bool) {
 		}
 		b = append(b, ']')
 	}
+	if len(call.Wrap) > 0 {
+		b = append(b, `,"wrap":[`...)
+		for i, layer := range call.Wrap {
+			if !plainJSON(layer) {
+				return b, false
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '"')
+			b = append(b, layer...)
+			b = append(b, '"')
+		}
+		b = append(b, ']')
+	}
 	if args.Input != "" {
 		b = append(b, `,"input":"`...)
 		b = append(b, args.Input...)

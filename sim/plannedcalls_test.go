@@ -47,6 +47,8 @@ func TestEncodeCallIsMarshal(t *testing.T) {
 		{Request: 6, Call: faults.Call{Name: "naïve\u2028tool\x01", Outcome: `o"k\`}},
 		{Request: 7, Call: faults.Call{Name: "read", Faults: []string{"bad\xffutf-8"}}},
 		{Request: -8, Call: faults.Call{Name: "", Outcome: ""}, Input: "{}"},
+		{Request: 9, Call: faults.Call{Name: "read", Outcome: faults.OutcomeFailure, Faults: []string{faults.ToolFailure}, Wrap: []string{faults.WrapErrorf, faults.WrapJoin}}, Input: "x"},
+		{Request: 10, Call: faults.Call{Name: "read", Outcome: faults.OutcomeFailure, Wrap: []string{"odd\"layer"}}},
 	}
 	for _, id := range []string{"call-1-1", "call-3", "call-12-345", `odd "id"`, ""} {
 		for i, args := range calls {

@@ -425,6 +425,11 @@ func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name st
 		t.strike(faults.ToolGoexit)
 		run.end(faults.OutcomeGoexit, "runtime.Goexit")
 		runtime.Goexit() // as t.FailNow in a test's tool: the goroutine ends, the call never returns
+	case faults.OutcomeFailure:
+		t.strike(faults.ToolFailure)
+		failure := plannedToolFailure(name)
+		run.endFailure(failure)
+		return args, run, wrapToolFailure(failure, call.Wrap)
 	}
 	return args, run, nil
 }

@@ -355,11 +355,12 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 	parts.store = simStore{world: w, log: log}
 	parts.runtime = tracingRuntime{Runtime: rt, tracer: t, world: w}
 	parts.random = splitmix.Random{Rand: splitmix.New(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16))}
+	parts.draws = drawRecorder{inner: w.schedule.randomFor(incarnation, &parts.random), tracer: t, world: w}
 	w.store = &parts.store
 	agent, err := harness.New(harness.Config{
 		Provider:             provider,
 		Runtime:              &parts.runtime,
-		Random:               w.schedule.randomFor(incarnation, &parts.random),
+		Random:               &parts.draws,
 		Store:                w.store,
 		RetryPolicy:          policy,
 		RetryStrategy:        w.strategy(),
@@ -396,12 +397,16 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 	return nil
 }
 
-// strategy makes the incarnation's retry strategy: the user's, or nil for the plan's policy.
+// strategy makes the incarnation's retry strategy: the user's, the zoo's the plan names, or nil
+// for the plan's policy.
 func (w *world) strategy() harness.RetryStrategy {
-	if w.user.NewStrategy == nil {
-		return nil
+	if w.user.NewStrategy != nil {
+		return w.user.NewStrategy()
 	}
-	return w.user.NewStrategy()
+	if name := w.schedule.Plan.RetryStrategy; name != "" {
+		return zooStrategy(name)
+	}
+	return nil
 }
 
 // perform does one action, the action-th of the plan (from 1) or what an observer of it does

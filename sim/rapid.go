@@ -340,6 +340,12 @@ func (d *planDraw) call() faults.Call {
 	case d.strikes(faults.ToolGoexit):
 		c.Outcome = faults.OutcomeGoexit
 		c.Faults = append(c.Faults, faults.ToolGoexit)
+	case d.strikes(faults.ToolFailure):
+		c.Outcome = faults.OutcomeFailure
+		c.Faults = append(c.Faults, faults.ToolFailure)
+		for range d.count("toolFailureWrap", 0, 2) {
+			c.Wrap = append(c.Wrap, rapid.SampledFrom([]string{faults.WrapErrorf, faults.WrapJoin}).Draw(d.t, "toolFailureLayer"))
+		}
 	}
 	if d.strikes(faults.ToolIgnoresCancel) {
 		c.IgnoreCancel = true

@@ -228,6 +228,8 @@ func ranItsCourse(call faults.Call, r harness.ToolResult) bool {
 		return !r.IsError
 	case faults.OutcomeError:
 		return r.IsError && r.Error != nil && r.Error.Message == errToolFailed.Error()
+	case faults.OutcomeFailure:
+		return r.IsError && r.Error != nil && r.Error.Code == toolFailureCode
 	}
 	return r.IsError && r.Error != nil && r.Error.Code == harness.CodeToolPanic
 }

@@ -15,10 +15,12 @@ var replayableFaults = []string{"rate-limit", "rate-limit-retry-after-below", "r
 
 // replayableSchedule is seed's schedule of the replayable faults, with what a production host
 // does not do taken out: a crash kills the process between appends, never inside one, and the
-// disk keeps what was written.
+// disk keeps what was written. It retries with the plan's policy: a derivation reads a policy
+// from the log's policyKey, and a zoo strategy's key is not one.
 func replayableSchedule(seed int64) Schedule {
 	s := NewSchedule(seed, replayableFaults)
 	s.Plan.CompactionBudget, s.Plan.CompactionDelayMs, s.Plan.Refusals = 0, 0, nil
+	s.Plan.RetryStrategy = ""
 	for i := range s.Plan.Actions {
 		a := &s.Plan.Actions[i]
 		a.InAppend, a.Written, a.Unsynced, a.Concurrent = false, "", "", false

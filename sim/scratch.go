@@ -148,6 +148,7 @@ func (s *scratch) lendTrace(t *tracer, p *planProvider) {
 	t.trace.Cancels, s.trace.Cancels = s.trace.Cancels, nil
 	t.trace.Sends, s.trace.Sends = s.trace.Sends, nil
 	t.trace.AgentErrors, s.trace.AgentErrors = s.trace.AgentErrors, nil
+	t.trace.Draws, s.trace.Draws = s.trace.Draws, nil
 	p.messages = s.messages // kept here too: the run may trade it for a larger array, or a fresh one
 	if s.llmErrors == nil {
 		s.llmErrors = make([]harness.LlmError, llmErrorsBuffered)
@@ -170,6 +171,7 @@ func (s *scratch) settleTrace(t *tracer) {
 	tr.Cancels, s.trace.Cancels = settle(tr.Cancels, s.trace.Cancels)
 	tr.Sends, s.trace.Sends = settle(tr.Sends, s.trace.Sends)
 	tr.AgentErrors, s.trace.AgentErrors = settle(tr.AgentErrors, s.trace.AgentErrors)
+	tr.Draws, s.trace.Draws = settle(tr.Draws, s.trace.Draws)
 	t.mu.Unlock()
 }
 
@@ -240,6 +242,7 @@ func (s *scratch) reclaim(w *world, o *Outcome) {
 	keepRecords(&s.trace.Cancels, tr.Cancels)
 	keepRecords(&s.trace.Sends, tr.Sends)
 	keepRecords(&s.trace.AgentErrors, tr.AgentErrors)
+	keepRecords(&s.trace.Draws, tr.Draws)
 	s.messages = reuseLarger(s.messages, w.provider.messages)
 	keepRecords(&s.asked, w.tracer.asked)
 	clear(s.llmErrors) // the run's errors: the next run's provider cuts its own from the array

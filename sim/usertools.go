@@ -113,7 +113,7 @@ func userTool(tool harness.Tool, rt harness.Runtime, t *tracer) func(context.Con
 		case err == nil:
 			run.end(faults.OutcomeOK, content)
 		case errors.As(err, &failure):
-			run.end("failure", failure.Message) // the tool chose its own label: no fixed one to judge
+			run.endFailure(failure) // the tool chose its own label, however it wrapped it
 		case toolCtx.Err() != nil:
 			run.end("cancelled", "")
 		default:

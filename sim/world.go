@@ -89,6 +89,7 @@ type incarnationParts struct {
 	store        simStore
 	runtime      tracingRuntime
 	random       splitmix.Random
+	draws        drawRecorder
 	compaction   harness.CompactionHandler
 	deliberating deliberatingHandler
 	handlers     [1]harness.RequestErrorHandler
@@ -156,11 +157,7 @@ func runWorldInto(schedule Schedule, agent Agent, s *scratch, out *Outcome) *wor
 // and gathers coverage into out.
 func finishOutcome(w *world, report *sched.RunReport, out *Outcome, s *scratch) {
 	agent, t := w.agent, w.tracer
-	var strategy *properties.StrategyInfo
-	if w.user.NewStrategy != nil {
-		user := w.user.NewStrategy()
-		strategy = &properties.StrategyInfo{Key: user.Key(), Mode: user.Mode(), Budget: user.Budget(), CapMs: user.CapMs()}
-	}
+	strategy := strategyInfo(w.strategy())
 	*out = Outcome{Schedule: w.schedule, Trace: t.trace, Report: report}
 	if agent != nil {
 		// The session's own log, without the copy Events makes (about 1.5 KB a schedule): what

@@ -47,3 +47,8 @@ func (u Uncapped) Decide(c harness.RetryContext) harness.RetryDecision {
 	}
 	return harness.Wait(delay)
 }
+
+// RetryAfter says, truly, that it never consults a provider's hint: its one defect is the cap.
+func (u Uncapped) RetryAfter() harness.RetryAfterUse {
+	return harness.RetryAfterUse{Within: harness.RetryAfterIgnored}
+}

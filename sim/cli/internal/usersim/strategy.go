@@ -63,3 +63,15 @@ var supportBackoffFamily = sim.PolicyFamily{
 		return func() harness.RetryStrategy { return newSupportBackoff(p.BaseMs, p.CapMs) }, s.Key(), nil
 	},
 }
+
+// RetryAfter and DelayWindow pass on what the full jitter inside states: a wrapper that kept
+// them to itself would be held to the strictest statement, a Retry-After waited exactly, which
+// full jitter never consults.
+func (s supportBackoff) RetryAfter() harness.RetryAfterUse {
+	return harness.RetryAfterOf(s.RetryStrategy)
+}
+
+// DelayWindow is the full jitter's window.
+func (s supportBackoff) DelayWindow(retry int, earlierDelaysMs []float64) harness.DelayWindow {
+	return s.RetryStrategy.(harness.DelayWindowStater).DelayWindow(retry, earlierDelaysMs)
+}
