@@ -14,7 +14,7 @@ import (
 func TestPlansNameZooStrategies(t *testing.T) {
 	named := map[string]int{}
 	for seed := range int64(3000) {
-		_, plan := DrawSchedule(NewRand(seed), nil)
+		_, plan := DrawSchedule(seed, nil)
 		if plan.RetryStrategy != "" {
 			assert.False(t, plan.HarnessDefaults, "seed %d", seed)
 			named[plan.RetryStrategy]++
