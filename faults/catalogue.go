@@ -66,6 +66,13 @@ const (
 	ProviderGoexit        = "provider-goexit"
 	CallIDReuse           = "call-id-reuse"
 	ProviderNilStream     = "provider-nil-stream"
+	// Aimed faults (aim.go): each targets a moment of the run rather than a time.
+	Preemption                 = "preemption"
+	CancelAtTimer              = "cancel-at-timer"
+	CancelDuringTool           = "cancel-during-tool"
+	DisposeBetweenCheckAndWait = "dispose-between-check-and-wait"
+	WakeDuringFailedTurn       = "wake-during-failed-turn"
+	PowerLossAfterCutBack      = "power-loss-after-cut-back"
 )
 
 // catalogue is the table of faults as a slice; catalogueTable is the same table as an array, whose
@@ -116,6 +123,12 @@ var catalogueTable = [...]Fault{
 	{ProviderGoexit, GroupProvider, "the provider's Stream ends the calling goroutine by runtime.Goexit, as t.FailNow in a test's fake does: the turn ends error, the agent goes idle and serves the next message"},
 	{CallIDReuse, GroupProvider, "the provider numbers tool call ids per answer (call-1, call-2, …), so later steps reuse earlier steps' ids, as many fakes and some providers do: ids are unique per step only. It shapes tool-call answers (and numbers every later one so), and the store refuses one tool/call or tool/result append, leaving calls unanswered, which a reused id must not pass off as answered"},
 	{ProviderNilStream, GroupProvider, "the provider's Stream returns neither a stream nor an error, as a buggy adapter or fake does: UNKNOWN, the turn ends error"},
+	{Preemption, GroupHost, "at the harness's preemption points (before it takes its lock, or reads what a cancel or a dispose changes) the running task gives way to another runnable one, at the swarm's rate"},
+	{CancelAtTimer, GroupUser, "a cancel, a dispose or the llm-retry plugin's end lands in the very instant a backoff wait, a tool's latency or a chunk's delay runs out: both are due together, in the order the seed draws"},
+	{CancelDuringTool, GroupUser, "a cancel (or a dispose) lands while a call of a chosen tool, or of any, runs: a drawn time into the call"},
+	{DisposeBetweenCheckAndWait, GroupHost, "the agent is disposed, the llm-retry plugin ends or the step is cancelled between the plugin's last disposed check and its backoff wait"},
+	{WakeDuringFailedTurn, GroupUser, "a waking send arrives while a turn that failed before its first claim (its turn/start, step/start or claim refused by the store) winds down"},
+	{PowerLossAfterCutBack, GroupHost, "the disk fails an append's sync after the bytes reached it; the file store cuts the file back, and the machine loses power right after, before any later durable point"},
 }
 
 // Catalogue returns every fault in a stable order.

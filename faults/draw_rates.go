@@ -68,6 +68,13 @@ var (
 	powerLossAt             = cataloguePosition(PowerLoss)
 	observerCallbackAt      = cataloguePosition(ObserverCallback)
 	sendCancelRaceAt        = cataloguePosition(SendCancelRace)
+	// The aimed faults' (aim.go).
+	preemptionAt                 = cataloguePosition(Preemption)
+	cancelAtTimerAt              = cataloguePosition(CancelAtTimer)
+	cancelDuringToolAt           = cataloguePosition(CancelDuringTool)
+	disposeBetweenCheckAndWaitAt = cataloguePosition(DisposeBetweenCheckAndWait)
+	wakeDuringFailedTurnAt       = cataloguePosition(WakeDuringFailedTurn)
+	powerLossAfterCutBackAt      = cataloguePosition(PowerLossAfterCutBack)
 )
 
 // cataloguePosition is faultIndex(fault) for a fault that must have a place in the table.
@@ -171,6 +178,18 @@ func faultIndex(name string) int {
 		return 41
 	case ProviderNilStream:
 		return 42
+	case Preemption:
+		return 43
+	case CancelAtTimer:
+		return 44
+	case CancelDuringTool:
+		return 45
+	case DisposeBetweenCheckAndWait:
+		return 46
+	case WakeDuringFailedTurn:
+		return 47
+	case PowerLossAfterCutBack:
+		return 48
 	}
 	return -1
 }

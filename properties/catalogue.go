@@ -46,4 +46,7 @@ var catalogue = []Property{
 	{"inbox-clear-exact", "inbox/clear is logged exactly for a cancel without keepInbox, for every message queued then (unless the store refused it), and never for a cancel with keepInbox or a dispose", checkInboxClearExact},
 	{"conversation-well-formed", "in every request the provider is sent, each tool call has exactly one result after it, and no result lacks its call", checkConversationWellFormed},
 	{"fault-labelled", "each fault the world injected into a tool call carries its label: a call to an unknown tool TOOL_NOT_FOUND (and never runs), a tool that panicked TOOL_PANIC with the panic text, a tool error TOOL_ERROR, a clean run no error", checkFaultLabelled},
+	{"no-retry-started-after-cancel", "llm/retry-started is never written once its step was cancelled or the plugin disposed during its wait, not even when the cancel runs in the very instant the wait runs out, ahead of the plugin", checkNoRetryStartedAfterCancel},
+	{"failed-turn-wake-served", "a waking send that comes while a turn that failed before its first claim winds down is the next wake: a turn starts in its instant, it is not lost as the driver stops", checkFailedTurnWakeServed},
+	{"refused-stays-out", "an append whose sync failed is cut back for good: a power loss right after the cut never brings its line back into the log the agent restarts from", checkRefusedStaysOut},
 }

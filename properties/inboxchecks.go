@@ -170,8 +170,10 @@ func (x *index) closeClaims(v *violations, e *harness.Event, turn, step int, owe
 			left++
 		}
 	}
-	// A cancel that came first keeps (or clears) the inbox: nothing is claimed after it.
-	if left > 0 && !x.refusedIn(turn, step, harness.TypeInboxClaim) && !x.cancelledIn(turn, e.Seq) {
+	// A cancel that came first keeps (or clears) the inbox: nothing is claimed after it. A crash
+	// that struck before the claims were written leaves them to the next turn (crash repair
+	// closed this one, interrupted).
+	if left > 0 && !x.refusedIn(turn, step, harness.TypeInboxClaim) && !x.cancelledIn(turn, e.Seq) && !x.interrupted(turn) {
 		v.add(e.Seq, e.Time, "turn %d step %d left %d message(s) in the next-step lane unclaimed", turn, step, left)
 	}
 }

@@ -112,7 +112,7 @@ func shrunkReport(f SeedViolations, opts CheckOptions) string {
 		budget = 10 * time.Second
 	}
 	property := f.Violations[0].Property
-	r := ShrinkAgent(NewSchedule(f.Seed, opts.Faults), property, budget, opts.Agent)
+	r := ShrinkAgent(opts.Agent.Schedule(f.Seed, opts.Faults), property, budget, opts.Agent)
 	plan, err := json.Marshal(r.Schedule.Plan)
 	if err != nil {
 		return fmt.Sprintf("sim: the shrunk schedule of seed %d does not encode: %v", f.Seed, err)

@@ -132,6 +132,9 @@ type planStream struct {
 // ctx on the heap, every chunk; the stream's own array serves instead, for the one sleep at a
 // time its one reader makes (no Runtime keeps the list past the call).
 func (s *planStream) sleep(d time.Duration, ctx context.Context) error {
+	if m := s.provider.tracer.aimer; m != nil {
+		m.timerStarted(faults.TimerChunk, d)
+	}
 	s.cancel[0] = ctx
 	err := s.provider.runtime.Sleep(d, s.cancel[:]...)
 	s.cancel[0] = nil
@@ -370,6 +373,12 @@ func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name st
 		}
 	}
 	run = t.toolStarted(properties.ToolRun{CallID: args.CallID, Name: name, Parallel: parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel}, args.Request)
+	if m := t.aimer; m != nil {
+		m.timerStarted(faults.TimerTool, ms(call.LatencyMs))
+		if !m.userTools { // a user's call starts its moment when the user's tool runs (userTool)
+			m.toolStarted(name, call.LatencyMs, run.index)
+		}
+	}
 	if call.IgnoreCancel {
 		err = rt.Sleep(ms(call.LatencyMs))
 	} else {

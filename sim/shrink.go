@@ -283,6 +283,9 @@ func swarmOf(p faults.Plan) faults.Swarm {
 	if p.CompactionDelayMs > 0 {
 		swarm[faults.SlowCompaction] = 1
 	}
+	if p.PreemptRate > 0 {
+		swarm[faults.Preemption] = 1
+	}
 	return swarm
 }
 
