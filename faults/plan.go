@@ -59,6 +59,17 @@ type Answer struct {
 	// CallIDsPerAnswer numbers the answer's tool call ids from 1 (call-1, call-2, …) instead of
 	// run-unique ids (the call-id-reuse fault): another answer's calls may carry the same ids.
 	CallIDsPerAnswer bool `json:"callIdsPerAnswer,omitempty"`
+	// Texts are the text chunks as a provider delivered them, in order (a schedule derived from
+	// a production log carries them, so that its replay streams what the incident's model said):
+	// chunk i is Texts[i] when there is one, "part i+1 " otherwise. At most Chunks of them.
+	Texts []string `json:"texts,omitempty"`
+	// DelaysMs are the waits before the answer's deliveries as a provider made them (a schedule
+	// derived from a production log carries them, so that its replay's chunks come when the
+	// incident's did): the i-th is the wait before the stream's i-th delivery (its text chunks,
+	// then its failure, or its calls and its finish), in place of ChunkDelayMs for a text chunk,
+	// a failure or an empty answer's finish, and where a call or a finish would come at once.
+	// Past its end, the answer waits as it would without it.
+	DelaysMs []int64 `json:"delaysMs,omitempty"`
 }
 
 // Fail is how an answer fails, after its chunks.
@@ -75,6 +86,9 @@ type Fail struct {
 	// (fmt.Errorf with %w) or WrapJoin (errors.Join with an unrelated error). The harness must
 	// find the Failure through them.
 	Wrap []string `json:"wrap,omitempty"`
+	// RequestID is the provider's id of the failed request, as a real provider reports it with
+	// an error status (a schedule derived from a production log carries it); empty: none.
+	RequestID string `json:"requestId,omitempty"`
 }
 
 // Layers of Fail.Wrap.
@@ -94,6 +108,11 @@ type Call struct {
 	IgnoreCancel bool   `json:"ignoreCancel,omitempty"`
 	// Faults names the catalogue faults that shaped this call.
 	Faults []string `json:"faults,omitempty"`
+	// ID and Arguments are the call's id and arguments text as a provider delivered them (a
+	// schedule derived from a production log carries them when the world would not make the
+	// same): empty, the world numbers the call and encodes its arguments itself.
+	ID        string `json:"id,omitempty"`
+	Arguments string `json:"arguments,omitempty"`
 }
 
 // Tool call outcomes.
@@ -294,6 +313,15 @@ func (a Answer) validate() error {
 		return fmt.Errorf("chunkDelayMs %d is outside [0, %d]", a.ChunkDelayMs, DurationMsMax)
 	case len(a.Calls) > CallsMax:
 		return fmt.Errorf("%d calls is more than %d", len(a.Calls), CallsMax)
+	case len(a.Texts) > a.Chunks:
+		return fmt.Errorf("%d texts for %d chunks", len(a.Texts), a.Chunks)
+	case len(a.DelaysMs) > a.Chunks+len(a.Calls)+1:
+		return fmt.Errorf("%d delays for %d deliveries (chunks, calls and the end)", len(a.DelaysMs), a.Chunks+len(a.Calls)+1)
+	}
+	for i, d := range a.DelaysMs {
+		if d < 0 || d > DurationMsMax {
+			return fmt.Errorf("delaysMs[%d] %d is outside [0, %d]", i, d, DurationMsMax)
+		}
 	}
 	if a.NilStream {
 		if a.Chunks > 0 || a.Fail != nil || len(a.Calls) > 0 || a.IgnoreCancel || a.Goexit {

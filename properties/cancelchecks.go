@@ -10,77 +10,35 @@ import "github.com/turnsim/turnsim/harness"
 // provider saw. Messages are told apart by their text, which the simulator keeps unique; a
 // text sent twice is not judged.
 func checkClearedNeverSent(x *index, v *violations) {
-	if x.clearCount == 0 {
-		return // nothing was cleared, so nothing cleared was sent: no need to look at the texts
-	}
-	// The clears and the user/messages, by their place in the log: a run holds a few of each, so
-	// they are searched, not mapped.
-	var clearsArray, usersArray [16]int
-	clears, users := clearsArray[:0], usersArray[:0]
-	for _, i := range x.inbox {
-		switch x.run.Log[i].Data.(type) {
-		case harness.InboxClear:
-			clears = append(clears, i)
-		case harness.UserMessage:
-			users = append(users, i)
+	cleared := map[string]harness.Event{} // each cleared message's last inbox/clear, by its id
+	for _, e := range x.run.Log {
+		if d, ok := e.Data.(harness.InboxClear); ok {
+			cleared[d.MessageID] = e
 		}
 	}
-	// The texts a request must not hold, worked out once for the run rather than for every entry
-	// of every request: each cleared message's whose text no other user/message has.
-	var forbiddenArray [16]clearedText
-	forbidden := forbiddenArray[:0]
-	for _, u := range users {
-		m := x.run.Log[u].Data.(harness.UserMessage).Message
-		if clear, ok := x.lastClearOf(clears, m.ID); ok {
-			if x.onlyMessageWith(users, m.Text) {
-				forbidden = append(forbidden, clearedText{m.Text, m.ID, clear})
-			}
-		}
+	if len(cleared) == 0 {
+		return // nothing was cleared, so nothing cleared was sent
 	}
-	if len(forbidden) == 0 {
-		return // no cleared message can be told by its text
+	idsOf := map[string][]string{} // the ids of the user/messages with each text
+	for _, e := range x.run.Log {
+		if d, ok := e.Data.(harness.UserMessage); ok {
+			idsOf[d.Message.Text] = append(idsOf[d.Message.Text], d.Message.ID)
+		}
 	}
 	for _, r := range x.run.Trace.Requests {
 		for _, m := range r.Messages {
 			if m.Role != harness.RoleUser {
 				continue
 			}
-			for _, f := range forbidden {
-				if f.text == m.Text {
-					v.add(f.clear.Seq, r.StartMs, "message %s (%q) was cleared by a cancel at +%.3fs, yet turn %d step %d attempt %d sent it", f.id, f.text, float64(f.clear.Time)/1000, r.Turn, r.Step, r.Attempt)
-				}
+			ids := idsOf[m.Text]
+			if len(ids) != 1 {
+				continue // not a message's text, or more than one's: it does not say which was sent
+			}
+			if clear, ok := cleared[ids[0]]; ok {
+				v.add(clear.Seq, r.StartMs, "message %s (%q) was cleared by a cancel at +%.3fs, yet turn %d step %d attempt %d sent it", ids[0], m.Text, float64(clear.Time)/1000, r.Turn, r.Step, r.Attempt)
 			}
 		}
 	}
-}
-
-// clearedText is a cleared message's text, its id and its last inbox/clear: a request holding
-// the text sent the message.
-type clearedText struct {
-	text, id string
-	clear    harness.Event
-}
-
-// onlyMessageWith reports whether one user/message alone (among the log's events at users) has
-// text: asked of a message's own text, whether no other message has it.
-func (x *index) onlyMessageWith(users []int, text string) bool {
-	n := 0
-	for _, i := range users {
-		if x.run.Log[i].Data.(harness.UserMessage).Message.Text == text {
-			n++
-		}
-	}
-	return n == 1
-}
-
-// lastClearOf returns the last inbox/clear (among the log's events at clears) of message id.
-func (x *index) lastClearOf(clears []int, id string) (harness.Event, bool) {
-	for k := len(clears) - 1; k >= 0; k-- {
-		if e := x.run.Log[clears[k]]; e.Data.(harness.InboxClear).MessageID == id {
-			return e, true
-		}
-	}
-	return harness.Event{}, false
 }
 
 // checkNoRetryAfterDispose: a failure whose handling began before the llm-retry plugin's
@@ -95,13 +53,11 @@ func checkNoRetryAfterDispose(x *index, v *violations) {
 		return
 	}
 	requests := x.run.Trace.Requests
-	for i := range requests {
-		failed := &requests[i] // not a copy of each request, for each request
+	for _, failed := range requests {
 		if !failed.Failed || failed.EndMs < 0 || failed.EndMs >= endedAt {
 			continue
 		}
-		for j := range requests {
-			next := &requests[j]
+		for _, next := range requests {
 			if next.Turn == failed.Turn && next.Step == failed.Step && next.Attempt == failed.Attempt+1 && next.StartMs > endedAt {
 				v.add(0, next.StartMs, "turn %d step %d failed at +%.3fs (attempt %d) and the llm-retry plugin was disposed at +%.3fs, yet attempt %d was sent at +%.3fs",
 					failed.Turn, failed.Step, float64(failed.EndMs)/1000, failed.Attempt, float64(endedAt)/1000, next.Attempt, float64(next.StartMs)/1000)
@@ -112,7 +68,7 @@ func checkNoRetryAfterDispose(x *index, v *violations) {
 
 // cancelledBy reports whether a cancellation landed in turn t at or before atMs.
 func (x *index) cancelledBy(t *turnIndex, atMs int64) bool {
-	for _, c := range x.cancelsOf(t) {
+	for _, c := range t.cancels {
 		if c.AtMs <= atMs {
 			return true
 		}

@@ -17,29 +17,22 @@ import (
 // earlier call with its id still waits leaves that earlier call without a result of its own.
 
 func checkConversationWellFormed(x *index, v *violations) {
-	var reported []string // the ids reported, each once: few, and none in a run that keeps the rule
-	report := func(r *Request, callID, format string, args ...any) {
-		if !slices.Contains(reported, callID) {
-			reported = append(reported, callID)
+	reported := map[string]bool{} // each offending call is reported once
+	report := func(r Request, callID, format string, args ...any) {
+		if !reported[callID] {
+			reported[callID] = true
 			v.add(0, r.StartMs, "request of turn %d step %d attempt %d: "+format, append([]any{r.Turn, r.Step, r.Attempt}, args...)...)
 		}
 	}
-	// waiting holds the calls asked for and not yet answered, in order: their ids and entries;
-	// answered the ids that had a result, for a second result's message. Both are per request,
-	// and reused from one request to the next.
+	// A call waiting for its result: its id and the entry that asked for it.
 	type call struct {
 		id    string
 		entry int
 	}
-	var waitingArray [16]call
-	var answeredArray [16]string
-	waiting, answered := waitingArray[:0], answeredArray[:0]
-	requests := x.run.Trace.Requests
-	for q := range requests {
-		r := &requests[q] // not a copy of each request
-		waiting, answered = waiting[:0], answered[:0]
-		for i := range r.Messages {
-			m := &r.Messages[i] // not a copy of each entry
+	for _, r := range x.run.Trace.Requests {
+		var waiting []call            // the calls asked for and not yet answered, in order
+		answered := map[string]bool{} // ids that had a result, for a second result's message
+		for i, m := range r.Messages {
 			switch m.Role {
 			case harness.RoleAssistant:
 				for _, id := range m.CallIDs {
@@ -54,8 +47,8 @@ func checkConversationWellFormed(x *index, v *violations) {
 				switch {
 				case k >= 0:
 					waiting = slices.Delete(waiting, k, k+1)
-					answered = append(answered, m.ResultFor)
-				case slices.Contains(answered, m.ResultFor):
+					answered[m.ResultFor] = true
+				case answered[m.ResultFor]:
 					report(r, m.ResultFor, "tool call %s has a second result (entry %d)", m.ResultFor, i)
 				default:
 					report(r, m.ResultFor, "the tool result for %s (entry %d) has no call before it", m.ResultFor, i)

@@ -34,21 +34,18 @@ func Define(name, doc string, check func(r *Run, report *Reporter)) Property {
 			panic(fmt.Sprintf("properties: Define: %q is already a catalogue property", name))
 		}
 	}
-	return Property{Name: name, Doc: doc, check: func(x *index, v *violations) { check(&x.run, &Reporter{v: v}) }}
+	return Property{Name: name, Doc: doc, check: func(x *index, v *violations) { check(x.run, &Reporter{v: v}) }}
 }
 
 // CheckWith runs every catalogue property and then extra (a user's own, from Define) on r, and
 // returns what they found in that order.
 func CheckWith(r *Run, extra []Property) []Violation {
 	x := newIndex(r) // one index for both: the properties only read it
-	defer x.release()
-	return x.checkEach(extra, x.checkEach(catalogue, nil))
+	return append(x.check(catalogue), x.check(extra)...)
 }
 
 // CheckOnly runs just props (made by Define, or taken from the Catalogue) on r: a user's own
 // properties over a log checked on its own, say.
 func CheckOnly(r *Run, props []Property) []Violation {
-	x := newIndex(r)
-	defer x.release()
-	return x.checkEach(props, nil)
+	return newIndex(r).check(props)
 }

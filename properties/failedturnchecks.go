@@ -29,18 +29,28 @@ func checkFailedTurnWakeServed(x *index, v *violations) {
 		if i+1 < len(x.turnList) {
 			nextStart, nextStartMs = x.turnList[i+1].startSeq, x.turnList[i+1].startMs
 		}
-		pushSeq, woken := x.firstWakingPush(t.startSeq, nextStart)
-		if !woken {
+		pushes := x.wakingPushes(t.startSeq, nextStart)
+		if len(pushes) == 0 {
 			continue
 		}
+		pushSeq := pushes[0]
 		dueMs, afterSeq := t.endMs, t.endSeq // a send while the turn ran: the loop goes on at its end
 		if pushSeq > t.endSeq {
-			push := x.run.Log[x.logIndexAfter(0, pushSeq-1)]
-			dueMs, afterSeq = push.Time, pushSeq
+			dueMs, afterSeq = x.timeOf(pushSeq), pushSeq
 		}
 		if nextStartMs == dueMs || x.disposedBefore(afterSeq+1) || x.crashedAt(dueMs) || x.cancelledAt(dueMs, afterSeq) || x.turnStartRefusedAt(dueMs) {
 			continue
 		}
 		v.add(pushSeq, dueMs, "turn %d failed before its first claim, a waking send came as it wound down (event %d), and no turn started at +%.3fs: the wake was lost", t.number, pushSeq, float64(dueMs-x.run.StartMs)/1000)
 	}
+}
+
+// timeOf is the time of the log's event seq.
+func (x *index) timeOf(seq int64) int64 {
+	for _, e := range x.run.Log {
+		if e.Seq == seq {
+			return e.Time
+		}
+	}
+	return -1
 }

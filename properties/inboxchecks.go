@@ -1,67 +1,28 @@
 package properties
 
 import (
-	"math"
 	"slices"
 
 	"github.com/turnsim/turnsim/harness"
 )
 
-// inboxLanes is the inbox rebuilt from the log: the two lanes, oldest first, and any other lane
-// a broken log names (kept apart, so a claim from it is judged against it). The two lanes are
-// an array, not a map's entries: inbox-replays reads the next-step lane at every event. Its
-// methods take and return the inbox by value, so lanes that start in arrays on the caller's
-// stack stay there (a store through a pointer would move them to the heap).
-type inboxLanes struct {
-	lanes  [2][]string // by laneIndex
-	others map[harness.Lane][]string
-}
+// inbox is the inbox rebuilt from the log: each lane's message ids, oldest first. A broken log
+// may name a lane other than the two; it is kept apart, so a claim from it is judged against it.
+type inbox map[harness.Lane][]string
 
-// laneIndex is lane's place in inboxLanes.lanes: 0 next-turn, 1 next-step, -1 neither.
-func laneIndex(lane harness.Lane) int {
-	switch lane {
-	case harness.LaneNextTurn:
-		return 0
-	case harness.LaneNextStep:
-		return 1
-	}
-	return -1
-}
-
-// push appends message id to lane.
-func (b inboxLanes) push(lane harness.Lane, id string) inboxLanes {
-	if i := laneIndex(lane); i >= 0 {
-		b.lanes[i] = append(b.lanes[i], id)
-		return b
-	}
-	if b.others == nil {
-		b.others = map[harness.Lane][]string{}
-	}
-	b.others[lane] = append(b.others[lane], id)
-	return b
-}
-
-// remove takes message id out of lane, reporting whether it was there.
-func (b inboxLanes) remove(lane harness.Lane, id string) (inboxLanes, bool) {
-	var had bool
-	if i := laneIndex(lane); i >= 0 {
-		b.lanes[i], had = withoutFirst(b.lanes[i], id)
-		return b, had
-	}
-	if ids, had := withoutFirst(b.others[lane], id); had {
-		b.others[lane] = ids
-		return b, true
-	}
-	return b, false
-}
-
-// withoutFirst returns ids less its first id, and whether it held one.
-func withoutFirst(ids []string, id string) ([]string, bool) {
-	i := slices.Index(ids, id)
+// remove takes the first message id out of lane, reporting whether it was there.
+func (b inbox) remove(lane harness.Lane, id string) bool {
+	i := slices.Index(b[lane], id)
 	if i < 0 {
-		return ids, false
+		return false
 	}
-	return slices.Delete(ids, i, i+1), true
+	b[lane] = slices.Delete(b[lane], i, i+1)
+	return true
+}
+
+// pending is how many messages wait in the two lanes.
+func (b inbox) pending() int {
+	return len(b[harness.LaneNextTurn]) + len(b[harness.LaneNextStep])
 }
 
 // abortedTurnAt returns the running turn that a cancellation had hit when the event at seq was
@@ -79,41 +40,49 @@ func (x *index) abortedTurnAt(seq int64) (*turnIndex, Cancel, bool) {
 		if closedAt, refused := x.closeRefusedAt(n); refused && atMs >= closedAt {
 			continue // the store refused to close it: it was over all the same (a restart may repair it later)
 		}
-		if cancels := x.cancelsOf(t); len(cancels) > 0 && cancels[0].SeqAt < seq {
-			return t, cancels[0], true
+		if len(t.cancels) > 0 && t.cancels[0].SeqAt < seq {
+			return t, t.cancels[0], true
 		}
 	}
 	return nil, Cancel{}, false
 }
 
 func checkInboxReplays(x *index, v *violations) {
-	// The lists start on the stack, in arrays that hold a run's few messages.
-	var nextTurn, nextStep, saidArray, owedArray [16]string
-	b := inboxLanes{lanes: [2][]string{nextTurn[:0], nextStep[:0]}}
-	said := saidArray[:0] // the ids of the user/messages so far
-	claimsOpen := false   // between a step/start and its first event other than a claim or a send
+	b := inbox{}
+	said := map[string]bool{} // the ids of the user/messages so far
+	claimsOpen := false       // between a step/start and its first event other than a claim or a send
 	var turn, step, nextTurnClaims int
-	owed := owedArray[:0] // the next-step lane when the step started: all of it is the step's to claim
-	// The log in a local, read in place: x.run.Log reloaded and each event copied at every
-	// iteration (and the state shared with a closure, kept in memory) cost more than the checks.
-	log := x.run.Log
-	for i := range log {
-		e := &log[i]
-		if claimsOpen { // else there is nothing to close: no need to look at the event twice
-			switch e.Data.(type) {
-			case harness.InboxClaim, harness.UserMessage, harness.InboxPush:
-				// a send (from an observer called back inside the step, say) may come between a
-				// step's claims: it does not end them
-			default:
-				x.closeClaims(v, e, turn, step, owed, b.lanes[1])
-				claimsOpen = false
+	var owed []string // the next-step lane when the step started: all of it is the step's to claim
+	// closeClaims ends the claims of the step at e: the messages owed still in the next-step lane
+	// were left unclaimed.
+	closeClaims := func(e harness.Event) {
+		left := 0
+		for _, id := range owed {
+			if slices.Contains(b[harness.LaneNextStep], id) {
+				left++
 			}
+		}
+		// A cancel that came first keeps (or clears) the inbox: nothing is claimed after it. A crash
+		// that struck before the claims were written leaves them to the next turn (crash repair
+		// closed this one, interrupted).
+		if claimsOpen && left > 0 && !x.refusedIn(turn, step, harness.TypeInboxClaim) && !x.cancelledIn(turn, e.Seq) && !x.interrupted(turn) {
+			v.add(e.Seq, e.Time, "turn %d step %d left %d message(s) in the next-step lane unclaimed", turn, step, left)
+		}
+		claimsOpen = false
+	}
+	for _, e := range x.run.Log {
+		switch e.Data.(type) {
+		case harness.InboxClaim, harness.UserMessage, harness.InboxPush:
+			// a send (from an observer called back inside the step, say) may come between a
+			// step's claims: it does not end them
+		default:
+			closeClaims(e)
 		}
 		switch d := e.Data.(type) {
 		case harness.UserMessage:
-			said = append(said, d.Message.ID)
+			said[d.Message.ID] = true
 		case harness.InboxPush:
-			if !saidBefore(said, d.MessageID) {
+			if !said[d.MessageID] {
 				v.add(e.Seq, e.Time, "message %s pushed without its user/message", d.MessageID)
 			}
 			want := harness.LaneNextStep
@@ -130,72 +99,41 @@ func checkInboxReplays(x *index, v *violations) {
 			if d.Lane != want && (x.run.Traced || d.Kind != harness.KindSteer) { // a log alone cannot tell when a turn was cancelled
 				v.add(e.Seq, e.Time, "a %s was pushed to the %s lane, not %s", d.Kind, d.Lane, want)
 			}
-			b = b.push(d.Lane, d.MessageID)
+			b[d.Lane] = append(b[d.Lane], d.MessageID)
 		case harness.StepStart:
 			turn, step, nextTurnClaims, claimsOpen = d.Turn, d.Step, 0, true
-			owed = append(owed[:0], b.lanes[1]...) // the last step's are no longer read
+			owed = slices.Clone(b[harness.LaneNextStep])
 		case harness.InboxClaim:
 			if d.Lane == harness.LaneNextTurn {
 				nextTurnClaims++
-				if d.Step > 1 || nextTurnClaims > 1 || (len(b.lanes[0]) > 0 && b.lanes[0][0] != d.MessageID) {
+				if d.Step > 1 || nextTurnClaims > 1 || (len(b[d.Lane]) > 0 && b[d.Lane][0] != d.MessageID) {
 					v.add(e.Seq, e.Time, "turn %d step %d claimed next-turn message %s: only a turn's first step takes one, the oldest", d.Turn, d.Step, d.MessageID)
 				}
 			}
-			var had bool
-			if b, had = b.remove(d.Lane, d.MessageID); !had {
+			if !b.remove(d.Lane, d.MessageID) {
 				v.add(e.Seq, e.Time, "turn %d step %d claimed %s, which is not in the %s lane", d.Turn, d.Step, d.MessageID, d.Lane)
 			}
 		case harness.InboxClear:
-			var had bool
-			if b, had = b.remove(d.Lane, d.MessageID); !had {
+			if !b.remove(d.Lane, d.MessageID) {
 				v.add(e.Seq, e.Time, "cleared %s, which is not in the %s lane", d.MessageID, d.Lane)
 			}
 		case harness.TurnEnd:
 			// In the simulator nothing runs between the turn's last look at the lane and its end;
 			// on real goroutines a send may land in between, so a log alone is not held to it.
-			if (d.Reason.Kind == harness.EndCompleted || d.Reason.Kind == harness.EndMaxTokens) && len(b.lanes[1]) > 0 && x.run.Traced {
-				v.add(e.Seq, e.Time, "turn %d ended %s with %d message(s) waiting in the next-step lane", d.Turn, d.Reason.Kind, len(b.lanes[1]))
+			if (d.Reason.Kind == harness.EndCompleted || d.Reason.Kind == harness.EndMaxTokens) && len(b[harness.LaneNextStep]) > 0 && x.run.Traced {
+				v.add(e.Seq, e.Time, "turn %d ended %s with %d message(s) waiting in the next-step lane", d.Turn, d.Reason.Kind, len(b[harness.LaneNextStep]))
 			}
 		}
 	}
 }
 
-// closeClaims ends the claims of turn's step at e, its first event other than a claim or a
-// send: the messages owed (the next-step lane when the step started) still in the next-step
-// lane were left unclaimed.
-func (x *index) closeClaims(v *violations, e *harness.Event, turn, step int, owed, nextStep []string) {
-	left := 0
-	for _, id := range owed {
-		if slices.Contains(nextStep, id) {
-			left++
-		}
-	}
-	// A cancel that came first keeps (or clears) the inbox: nothing is claimed after it. A crash
-	// that struck before the claims were written leaves them to the next turn (crash repair
-	// closed this one, interrupted).
-	if left > 0 && !x.refusedIn(turn, step, harness.TypeInboxClaim) && !x.cancelledIn(turn, e.Seq) && !x.interrupted(turn) {
-		v.add(e.Seq, e.Time, "turn %d step %d left %d message(s) in the next-step lane unclaimed", turn, step, left)
-	}
-}
-
-// saidBefore reports whether id is among the ids of the user/messages said: searched from the
-// newest, since a push follows its own user/message.
-func saidBefore(said []string, id string) bool {
-	for i := len(said) - 1; i >= 0; i-- {
-		if said[i] == id {
-			return true
-		}
-	}
-	return false
-}
-
 // cancelledIn reports whether a cancellation landed in turn n before the event at seq.
 func (x *index) cancelledIn(n int, seq int64) bool {
-	t := x.turn(n)
+	t := x.turns[n]
 	if t == nil {
 		return false
 	}
-	for _, c := range x.cancelsOf(t) {
+	for _, c := range t.cancels {
 		if c.SeqAt < seq {
 			return true
 		}
@@ -234,65 +172,39 @@ func (x *index) closeRefusedAt(n int) (int64, bool) {
 }
 
 // pendingAt is how many messages wait in the inbox's two lanes just before the event at seq:
-// replayedInbox's pending count after the log's pushes, claims and clears until then. It replays
-// on two lanes of its own, not a fresh inbox and its two maps, since its callers ask only for the
-// count (wake-justified and latched-wake-served, for each turn). A lane other than
-// the two is not counted, so its pushes and removals are skipped. The lanes start on the stack,
-// in arrays that hold a run's few messages. Only the log's inbox events (the index's inbox) are
-// replayed: the others change no lane, and they were most of the walk.
+// the inbox replayed from the log's pushes, claims and clears until the first event whose seq is
+// seq or more.
 func (x *index) pendingAt(seq int64) int {
-	var nextTurn, nextStep [16]string
-	lanes := [2][]string{nextTurn[:0], nextStep[:0]}
-	before := 0 // the events before the first whose seq is seq or more: none before MinInt64
-	if seq != math.MinInt64 {
-		before = x.logIndexAfter(0, seq-1) // seq-1 would wrap around to MaxInt64
-	}
-	for _, i := range x.inbox {
-		if i >= before {
+	b := inbox{}
+	for _, e := range x.run.Log {
+		if e.Seq >= seq {
 			break
 		}
-		var lane harness.Lane
-		var id string
-		switch d := x.run.Log[i].Data.(type) {
+		switch d := e.Data.(type) {
 		case harness.InboxPush:
-			if i := laneIndex(d.Lane); i >= 0 {
-				lanes[i] = append(lanes[i], d.MessageID)
-			}
-			continue
+			b[d.Lane] = append(b[d.Lane], d.MessageID)
 		case harness.InboxClaim:
-			lane, id = d.Lane, d.MessageID
+			b.remove(d.Lane, d.MessageID)
 		case harness.InboxClear:
-			lane, id = d.Lane, d.MessageID
-		default:
-			continue
-		}
-		if l := laneIndex(lane); l >= 0 {
-			lanes[l], _ = withoutFirst(lanes[l], id)
+			b.remove(d.Lane, d.MessageID)
 		}
 	}
-	return len(lanes[0]) + len(lanes[1])
+	return b.pending()
 }
 
-// firstWakingPush returns the seq of the first followup or steer push in (after, before), in
-// log order; ok is false if there is none. (Its callers ask whether one woke the agent, and
-// which to blame: never for the list of them.)
-func (x *index) firstWakingPush(after, before int64) (seq int64, ok bool) {
-	for _, i := range x.inbox {
-		e := &x.run.Log[i]
+// wakingPushes returns the seqs of the followup and steer pushes in (after, before), in log
+// order: an inject never wakes the agent.
+func (x *index) wakingPushes(after, before int64) []int64 {
+	var seqs []int64
+	for _, e := range x.run.Log {
 		if e.Seq <= after || e.Seq >= before {
 			continue
 		}
-		if p, isPush := e.Data.(harness.InboxPush); isPush && p.Kind != harness.KindInject {
-			return e.Seq, true
+		if p, ok := e.Data.(harness.InboxPush); ok && p.Kind != harness.KindInject {
+			seqs = append(seqs, e.Seq)
 		}
 	}
-	return 0, false
-}
-
-// wokenBetween reports whether a followup or steer push lies in (after, before).
-func (x *index) wokenBetween(after, before int64) bool {
-	_, ok := x.firstWakingPush(after, before)
-	return ok
+	return seqs
 }
 
 func checkWakeJustified(x *index, v *violations) {
@@ -308,7 +220,7 @@ func checkWakeJustified(x *index, v *violations) {
 			switch {
 			case x.pendingAt(t.startSeq) == 0:
 				v.add(t.startSeq, t.startMs, "turn %d started straight after turn %d with nothing in the inbox", n, prev.number)
-			case prev.end.Reason.Kind == harness.EndError && !x.claimedIn(prev.number) && !x.wokenBetween(prev.startSeq, t.startSeq):
+			case prev.end.Reason.Kind == harness.EndError && !x.claimedIn(prev.number) && len(x.wakingPushes(prev.startSeq, t.startSeq)) == 0:
 				// A turn that failed before taking any message would fail the same way again:
 				// rerunning it unasked is how a refusing store spins the driver.
 				v.add(t.startSeq, t.startMs, "turn %d started straight after turn %d, which failed before taking any message, with no new wake", n, prev.number)
@@ -325,7 +237,7 @@ func checkWakeJustified(x *index, v *violations) {
 				after = c.SeqAt // a waking send after the abort was latched
 			}
 		}
-		if !x.wokenBetween(after, t.startSeq) {
+		if len(x.wakingPushes(after, t.startSeq)) == 0 {
 			v.add(t.startSeq, t.startMs, "turn %d started although no followup or steer woke the agent", n)
 		}
 	}
@@ -333,8 +245,8 @@ func checkWakeJustified(x *index, v *violations) {
 
 // claimedIn reports whether turn n took any message from the inbox.
 func (x *index) claimedIn(n int) bool {
-	for _, i := range x.inbox {
-		if c, ok := x.run.Log[i].Data.(harness.InboxClaim); ok && c.Turn == n {
+	for _, e := range x.run.Log {
+		if c, ok := e.Data.(harness.InboxClaim); ok && c.Turn == n {
 			return true
 		}
 	}
@@ -357,17 +269,17 @@ func checkLatchedWakeServed(x *index, v *violations) {
 		if t.end == nil || t.end.Reason.Kind != harness.EndAborted {
 			continue
 		}
-		cancels := x.cancelsOf(t)
+		cancels := t.cancels
 		if len(cancels) == 0 || cancels[0].Kind == harness.CauseDisposed || x.disposedBefore(t.endSeq) {
 			continue
 		}
-		latchedSeq, latched := x.firstWakingPush(cancels[0].SeqAt, t.endSeq)
-		if !latched || x.pendingAt(t.endSeq+1) == 0 {
+		latched := x.wakingPushes(cancels[0].SeqAt, t.endSeq)
+		if len(latched) == 0 || x.pendingAt(t.endSeq+1) == 0 {
 			continue
 		}
 		for _, c := range cancels[1:] {
 			if !c.KeepInbox {
-				latched = false // a later cancel cleared the inbox and the latch
+				latched = nil // a later cancel cleared the inbox and the latch
 			}
 		}
 		// The latch is replayed the moment the aborted turn ends: the next turn starts at that
@@ -378,8 +290,8 @@ func checkLatchedWakeServed(x *index, v *violations) {
 		}
 		// The replay is a wake like any other: if the store refused its turn/start, the work
 		// stays queued and the next wake serves it (agent/error reports the refusal).
-		if latched && servedAt != t.endMs && !x.crashedAt(t.endMs) && !x.cancelledAt(t.endMs, t.endSeq) && !x.turnStartRefusedAt(t.endMs) {
-			v.add(latchedSeq, t.endMs, "a waking send during aborted turn %d was latched, but no turn started when it ended though its work is queued", n)
+		if len(latched) > 0 && servedAt != t.endMs && !x.crashedAt(t.endMs) && !x.cancelledAt(t.endMs, t.endSeq) && !x.turnStartRefusedAt(t.endMs) {
+			v.add(latched[0], t.endMs, "a waking send during aborted turn %d was latched, but no turn started when it ended though its work is queued", n)
 		}
 	}
 }

@@ -12,21 +12,15 @@ import (
 // after the log's length SeqAt that the trace recorded for it, so they are the run of
 // inbox/clear events that follows SeqAt. A cancel that found the agent down did nothing.
 
-// replayQueue carries on the replay of the messages queued (pushed, neither claimed nor cleared):
-// queued is what the events before the log's index from left queued, and it replays the events
-// from there while their seq is at most seqAt. It returns the queue and where it stopped, from
-// which a replay to a later seqAt carries on. From index 0 and an empty queue, it is the queue
-// once the first seqAt events of the log were written.
-func (x *index) replayQueue(queued []string, from int, seqAt int64) ([]string, int) {
-	stop := x.logIndexAfter(from, seqAt)
-	for _, i := range x.inbox { // the others change no queue
-		if i < from {
-			continue
-		}
-		if i >= stop {
+// queuedAt returns the messages queued (pushed, neither claimed nor cleared) once the log's
+// events up to seq seqAt were written: the log replayed until its first event past seqAt.
+func (x *index) queuedAt(seqAt int64) []string {
+	var queued []string
+	for _, e := range x.run.Log {
+		if e.Seq > seqAt {
 			break
 		}
-		switch d := x.run.Log[i].Data.(type) {
+		switch d := e.Data.(type) {
 		case harness.InboxPush:
 			queued = append(queued, d.MessageID)
 		case harness.InboxClaim:
@@ -35,7 +29,7 @@ func (x *index) replayQueue(queued []string, from int, seqAt int64) ([]string, i
 			queued = slices.DeleteFunc(queued, func(id string) bool { return id == d.MessageID })
 		}
 	}
-	return queued, stop
+	return queued
 }
 
 // clearsAfter returns the run of inbox/clear events that follows seqAt: a part of the log, for
@@ -66,26 +60,15 @@ func checkInboxClearExact(x *index, v *violations) {
 	if !x.run.Traced {
 		return
 	}
-	// The seqs of the clears a cancel explains, and the messages queued at a cancel: a run has
-	// few, kept on the stack.
-	var explainedArray [16]int64
-	var queuedArray [16]string
-	explained, queued := explainedArray[:0], queuedArray[:0]
-	// The queue is replayed once for cancels in the order of the log, carried on from one to the
-	// next; a cancel earlier than the last starts it again.
-	replayed, replayedTo := 0, int64(-1)
+	explained := map[int64]bool{} // the seqs of the clears a cancel explains
 	for _, c := range x.run.Trace.Cancels {
 		if c.Down || c.KeepInbox || c.Kind == pluginEnd || c.Kind == harness.CauseDisposed {
 			continue
 		}
-		if c.SeqAt < replayedTo {
-			queued, replayed = queued[:0], 0
-		}
-		queued, replayed = x.replayQueue(queued, replayed, c.SeqAt)
-		replayedTo = c.SeqAt
+		queued := x.queuedAt(c.SeqAt)
 		cleared := 0
 		for _, e := range x.clearsAfter(c.SeqAt) {
-			explained = append(explained, e.Seq)
+			explained[e.Seq] = true
 			id := e.Data.(harness.InboxClear).MessageID
 			if !slices.Contains(queued, id) {
 				v.add(e.Seq, e.Time, "the %s cancel at +%.3fs cleared %s, which was not queued then", c.Kind, float64(c.AtMs)/1000, id)
@@ -94,15 +77,11 @@ func checkInboxClearExact(x *index, v *violations) {
 			cleared++
 		}
 		if missing := len(queued) - cleared; missing > x.refusedClearsAt(c.AtMs) {
-			v.add(c.SeqAt, c.AtMs, "the %s cancel without keepInbox at +%.3fs left %d of %d queued message(s) uncleared (%v), and the store refused no inbox/clear for them", c.Kind, float64(c.AtMs)/1000, missing, len(queued), slices.Clone(queued))
+			v.add(c.SeqAt, c.AtMs, "the %s cancel without keepInbox at +%.3fs left %d of %d queued message(s) uncleared (%v), and the store refused no inbox/clear for them", c.Kind, float64(c.AtMs)/1000, missing, len(queued), queued)
 		}
 	}
-	if x.clearCount == 0 {
-		return // no inbox/clear to explain (most runs)
-	}
-	for _, i := range x.inbox { // every inbox/clear is among the index's inbox events
-		e := &x.run.Log[i]
-		if e.Type == harness.TypeInboxClear && !slices.Contains(explained, e.Seq) {
+	for _, e := range x.run.Log {
+		if e.Type == harness.TypeInboxClear && !explained[e.Seq] {
 			d := e.Data.(harness.InboxClear)
 			v.add(e.Seq, e.Time, "inbox/clear of %s (%s lane) follows no cancel without keepInbox: %s", d.MessageID, d.Lane, x.cancelsAtSeq(e.Seq))
 		}

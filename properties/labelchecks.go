@@ -10,8 +10,8 @@ import (
 // fault-labelled: the world knows which faults it injected into tool calls (a call to a name no
 // one registered, a tool that panicked or ended its goroutine by runtime.Goexit, one that
 // returned an error), so coverage counts them from its own record and this property checks the
-// harness's reaction: the label each result carries (harness.md §6). A harness that mislabels a fault is then a violation, not a fault that
-// "never struck".
+// harness's reaction: the label each result carries (harness.md §6). A harness that mislabels a
+// fault is then a violation, not a fault that "never struck".
 
 // expectedLabel is the error code the spec gives the result of a call, from what the world did:
 // whether the name was registered and how its tool run ended. ok is false when the spec fixes no
@@ -55,7 +55,7 @@ func checkFaultLabelled(x *index, v *violations) {
 			if !ok || setAside(r.data) {
 				continue
 			}
-			run, ran := x.runOf(callKey{t.number, step, c.data.CallID})
+			run, ran := x.runs[callKey{t.number, step, c.data.CallID}]
 			if !registered(c.data.Name) && ran {
 				v.add(c.seq, c.timeMs, "turn %d step %d: call %s to the unknown tool %q ran", t.number, step, c.data.CallID, c.data.Name)
 			}

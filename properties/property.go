@@ -104,22 +104,18 @@ func CheckLogWith(events []harness.Event, jsonl []byte, opts LogOptions) LogVerd
 func checkLog(events []harness.Event, jsonl []byte, opts LogOptions, splitRepair bool) LogVerdict {
 	r := &Run{Log: events, JSONL: jsonl, Trace: Trace{IdleAtMs: -1}, LateMs: opts.LateMs}
 	x := newIndex(r)
-	defer x.release()
 	var verdict LogVerdict
 	if n := len(x.turnList); n > 0 {
 		if last := x.turnList[n-1]; last.end == nil && splitRepair {
 			verdict.NeedsRepair = last.number
 		}
 	}
-	v := &violations{} // one for every property, as in Check
 	for _, p := range catalogue {
 		if !logOnly[p.Name] {
 			continue
 		}
-		*v = violations{property: p.Name}
-		p.check(x, v)
-		for _, found := range v.found {
-			if p.Name == "turn-settled" && verdict.NeedsRepair > 0 && found.Seq == x.turn(verdict.NeedsRepair).startSeq {
+		for _, found := range x.check([]Property{p}) {
+			if p.Name == "turn-settled" && verdict.NeedsRepair > 0 && found.Seq == x.turns[verdict.NeedsRepair].startSeq {
 				continue // the open last turn: reported as needing repair, not as a violation
 			}
 			verdict.Violations = append(verdict.Violations, found)
@@ -130,26 +126,20 @@ func checkLog(events []harness.Event, jsonl []byte, opts LogOptions, splitRepair
 
 // Check runs every property on r and returns what they found, in catalogue order.
 func Check(r *Run) []Violation {
-	x := newIndex(r)
-	defer x.release()
-	return x.checkEach(catalogue, nil)
+	return newIndex(r).check(catalogue)
 }
 
-// checkEach runs props on the index in order and appends what they found to all. One violations
-// serves every property, not one each: the checks are called through a func value, so each would
-// escape to the heap (43 allocations a run). It is the index's, which is on the heap already.
-func (x *index) checkEach(props []Property, all []Violation) []Violation {
-	v := &x.found
-	for i := range props {
-		p := &props[i] // not a copy of each Property
+// check runs props on the index in order and returns what they found, in that order.
+func (x *index) check(props []Property) []Violation {
+	var all []Violation
+	v := &violations{} // one collector, for each property in turn
+	for _, p := range props {
 		if p.check == nil {
 			panic(fmt.Sprintf("properties: property %q was not made by Define", p.Name))
 		}
 		*v = violations{property: p.Name}
 		p.check(x, v)
-		if len(v.found) > 0 { // most properties find nothing: no call to copy none
-			all = append(all, v.found...)
-		}
+		all = append(all, v.found...)
 	}
 	return all
 }

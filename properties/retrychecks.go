@@ -3,6 +3,7 @@ package properties
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -24,13 +25,17 @@ func (x *index) waitFor(seq int64) (Wait, bool) {
 
 // interrupted reports whether turn n ended interrupted (crash repair closed it).
 func (x *index) interrupted(n int) bool {
-	t := x.turn(n)
+	t := x.turns[n]
 	return t != nil && t.end != nil && t.end.Reason.Kind == harness.EndInterrupted
 }
 
 func checkDurableBeforeWait(x *index, v *violations) {
+	retryAt := map[int64]eventAt[harness.LlmRetry]{} // each llm/retry by its seq
+	for _, r := range x.retries {
+		retryAt[r.seq] = r
+	}
 	for _, w := range x.run.Trace.Waits {
-		r, ok := x.retryAt(x.waitAnchor(w))
+		r, ok := retryAt[x.waitAnchor(w)]
 		switch {
 		case !ok:
 			v.add(0, w.StartMs, "a backoff wait began at +%.3fs with no llm/retry written just before it", float64(w.StartMs)/1000)
@@ -47,19 +52,18 @@ func checkDurableBeforeWait(x *index, v *violations) {
 	}
 }
 
-// retryAt returns the llm/retry at seq (the last, should a broken log repeat a seq).
-func (x *index) retryAt(seq int64) (eventAt[harness.LlmRetry], bool) {
-	for i := len(x.retries) - 1; i >= 0; i-- {
-		if x.retries[i].seq == seq {
-			return x.retries[i], true
-		}
-	}
-	return eventAt[harness.LlmRetry]{}, false
-}
-
 func checkRetryStartedOnTime(x *index, v *violations) {
+	// A retry's llm/retry-started names its chain's id and its number.
+	type retryKey struct {
+		id    string
+		retry int
+	}
+	started := map[retryKey]eventAt[harness.LlmRetryStarted]{}
+	for _, s := range x.started {
+		started[retryKey{s.data.RetryID, s.data.Retry}] = s
+	}
 	for _, r := range x.retries {
-		s, ok := x.startedFor(r.data)
+		s, ok := started[retryKey{r.data.RetryID, r.data.Retry}]
 		if ok && !onTime(s.timeMs-r.timeMs, r.data.DelayMs, x.run.LateMs) {
 			v.add(s.seq, s.timeMs, "llm/retry-started #%d came %d ms after its llm/retry, not delayMs %g%s", r.data.Retry, s.timeMs-r.timeMs, r.data.DelayMs, lateText(x.run.LateMs))
 		}
@@ -67,7 +71,7 @@ func checkRetryStartedOnTime(x *index, v *violations) {
 		if !waited || w.EndMs < 0 {
 			continue // no trace (a log checked on its own), or the process died mid-wait
 		}
-		turn := x.turn(r.data.Turn)
+		turn := x.turns[r.data.Turn]
 		endedEarly := turn != nil && turn.end != nil && ((turn.end.Reason.Kind == harness.EndAborted && turn.endMs <= w.StartMs+int64(w.DelayMs)) || turn.end.Reason.Kind == harness.EndInterrupted)
 		// A cancel in the very instant the wait ran out beats the retry, even when no aborted
 		// turn/end says so (the store refused it).
@@ -79,18 +83,6 @@ func checkRetryStartedOnTime(x *index, v *violations) {
 			v.add(r.seq, r.timeMs, "llm/retry #%d's wait ran out uncancelled, but no llm/retry-started followed", r.data.Retry)
 		}
 	}
-}
-
-// startedFor returns the llm/retry-started of r's chain id and number (the last, should a broken
-// log repeat one). A run has a few, so they are searched rather than mapped: the map, keyed by
-// a string and an int, was filled for every run and was most of retry-started-on-time's cost.
-func (x *index) startedFor(r harness.LlmRetry) (eventAt[harness.LlmRetryStarted], bool) {
-	for i := len(x.started) - 1; i >= 0; i-- {
-		if s := &x.started[i]; s.data.Retry == r.Retry && s.data.RetryID == r.RetryID {
-			return *s, true
-		}
-	}
-	return eventAt[harness.LlmRetryStarted]{}, false
 }
 
 // onTime reports whether a wait of gotMs honoured delayMs: exactly in the simulator (lateMs 0);
@@ -245,35 +237,21 @@ func checkRetryBudget(x *index, v *violations) {
 	if x.runMode() != harness.ModeNormal {
 		return
 	}
-	// Each request's (turn, step), sorted (violations in a stable order): a step's requests are
-	// then a run of equal keys, its count the run's length.
-	var keysArray [32][2]int
-	keys := keysArray[:0]
+	requests := map[[2]int]int{} // by turn and step
 	for _, r := range x.run.Trace.Requests {
-		keys = append(keys, [2]int{r.Turn, r.Step})
+		requests[[2]int{r.Turn, r.Step}]++
 	}
-	slices.SortFunc(keys, func(a, b [2]int) int { return cmp.Or(a[0]-b[0], a[1]-b[1]) })
-	for i := 0; i < len(keys); {
-		key, n := keys[i], 1
-		for i+n < len(keys) && keys[i+n] == key {
-			n++
-		}
-		i += n
-		if allowed := 1 + budget + x.run.CompactionBudget + x.grantedIn(key[0], key[1]); n > allowed {
+	granted := map[[2]int]int{} // by a user's handler: each one request more
+	for _, r := range x.run.Trace.HandlerRetries {
+		granted[[2]int{r.Turn, r.Step}]++
+	}
+	keys := slices.Collect(maps.Keys(requests))
+	slices.SortFunc(keys, func(a, b [2]int) int { return cmp.Or(a[0]-b[0], a[1]-b[1]) }) // violations in a stable order
+	for _, key := range keys {
+		if n, allowed := requests[key], 1+budget+x.run.CompactionBudget+granted[key]; n > allowed {
 			v.add(0, -1, "turn %d step %d sent %d requests; normal mode allows %d", key[0], key[1], n, allowed)
 		}
 	}
-}
-
-// grantedIn counts the retries a user's handler granted in a turn's step: each one request more.
-func (x *index) grantedIn(turn, step int) int {
-	n := 0
-	for _, r := range x.run.Trace.HandlerRetries {
-		if r.Turn == turn && r.Step == step {
-			n++
-		}
-	}
-	return n
 }
 
 // retryChain names a chain of retries: the step it retries, and the provider and policy.
@@ -283,71 +261,34 @@ type retryChain struct {
 }
 
 // checkRetryIDContinuity follows each chain's id and count, and each id's chain, through the
-// llm/retry records. A run has a few chains and ids, searched in lists that start on the stack
-// rather than mapped: the maps (three, keyed by strings) were most of the property's cost.
+// llm/retry records.
 func checkRetryIDContinuity(x *index, v *violations) {
-	type chainState struct {
-		chain retryChain
-		id    string // the chain's last retryId
-		count int    // its last retry's number
-	}
-	type owner struct {
-		id    string
-		chain retryChain // the last chain to use the id
-	}
-	var chainsArray [8]chainState
-	var ownersArray [8]owner
-	chains, owners := chainsArray[:0], ownersArray[:0]
+	ids := map[retryChain]string{}    // each chain's last retryId
+	counts := map[retryChain]int{}    // each chain's last retry number
+	owners := map[string]retryChain{} // the last chain to use each retryId
 	for _, r := range x.retries {
 		c := retryChain{r.data.Turn, r.data.Step, r.data.Provider, r.data.PolicyKey}
-		state := -1
-		for i := range chains {
-			if chains[i].chain == c {
-				state = i
-				break
-			}
+		if id, ok := ids[c]; ok && id != r.data.RetryID {
+			v.add(r.seq, r.timeMs, "retry #%d of a chain changed retryId from %s to %s", r.data.Retry, id, r.data.RetryID)
 		}
-		if state >= 0 && chains[state].id != r.data.RetryID {
-			v.add(r.seq, r.timeMs, "retry #%d of a chain changed retryId from %s to %s", r.data.Retry, chains[state].id, r.data.RetryID)
-		}
-		owned := -1
-		for i := range owners {
-			if owners[i].id == r.data.RetryID {
-				owned = i
-				break
-			}
-		}
-		if owned >= 0 && owners[owned].chain != c {
+		if owner, ok := owners[r.data.RetryID]; ok && owner != c {
 			v.add(r.seq, r.timeMs, "retryId %s is shared by two chains", r.data.RetryID)
 		}
-		count := 0
-		if state >= 0 {
-			count = chains[state].count
+		if r.data.Retry != counts[c]+1 {
+			v.add(r.seq, r.timeMs, "retry #%d follows retry #%d of its chain", r.data.Retry, counts[c])
 		}
-		if r.data.Retry != count+1 {
-			v.add(r.seq, r.timeMs, "retry #%d follows retry #%d of its chain", r.data.Retry, count)
-		}
-		if state < 0 {
-			chains = append(chains, chainState{chain: c})
-			state = len(chains) - 1
-		}
-		chains[state].id, chains[state].count = r.data.RetryID, r.data.Retry
-		if owned < 0 {
-			owners = append(owners, owner{id: r.data.RetryID})
-			owned = len(owners) - 1
-		}
-		owners[owned].chain = c
+		ids[c], owners[r.data.RetryID], counts[c] = r.data.RetryID, c, r.data.Retry
 	}
 }
 
 func checkCancelEndsWait(x *index, v *violations) {
 	for _, r := range x.retries {
 		w, ok := x.waitFor(r.seq)
-		t := x.turn(r.data.Turn)
+		t := x.turns[r.data.Turn]
 		if !ok || w.EndMs < 0 || t == nil {
 			continue
 		}
-		for _, c := range x.cancelsOf(t) {
+		for _, c := range t.cancels {
 			if c.AtMs < w.StartMs || c.AtMs >= w.StartMs+int64(w.DelayMs) || c.SeqAt < r.seq {
 				continue
 			}
@@ -373,9 +314,9 @@ func checkCancelEndsWait(x *index, v *violations) {
 // counts as before every record.
 func (x *index) failedRequest(turn, step int, atMs, seq int64) (Request, bool) {
 	for i := len(x.run.Trace.Requests) - 1; i >= 0; i-- {
-		r := &x.run.Trace.Requests[i] // not a copy of each request searched
+		r := x.run.Trace.Requests[i]
 		if r.Turn == turn && r.Step == step && r.Failed && r.EndMs == atMs && r.EndSeq < seq {
-			return *r, true
+			return r, true
 		}
 	}
 	return Request{}, false
@@ -408,7 +349,7 @@ func checkFailureRecordedFaithfully(x *index, v *violations) {
 	}
 	for _, t := range x.turnList {
 		n := t.number
-		if t.end == nil || t.end.Reason.Kind != harness.EndError || len(t.steps) == 0 || x.refusedIn(n, 0) {
+		if t.end == nil || t.end.Reason.Kind != harness.EndError || len(t.stepOrder) == 0 || x.refusedIn(n, 0) {
 			continue
 		}
 		if sent, ok := x.failedRequest(n, t.lastStep(), t.endMs, t.endSeq); ok {

@@ -12,11 +12,6 @@ type Run struct {
 	Log    []harness.Event
 	JSONL  []byte
 	Trace  Trace
-	// ReadBack, when set, is a decoding of JSON Lines the run already did: the file store
-	// reading the durable log back on a restart. When JSONL begins with its bytes, log-replays
-	// takes its events as the decoding of them (decoding is a function of the bytes) and decodes
-	// only the rest, so no line is decoded twice; every event is still compared with Log.
-	ReadBack *ReadBack
 
 	Policy harness.RetryPolicy
 	// Strategy describes the user's retry strategy when the run used one instead of Policy:
@@ -40,12 +35,6 @@ type Run struct {
 	// exact; a log written on the production runtime is checked with a tolerance, because a real
 	// timer fires 1–100 ms late on a busy machine and that lateness is no bug of the harness.
 	LateMs int64
-}
-
-// ReadBack is JSON Lines and the events they decoded to.
-type ReadBack struct {
-	Bytes  []byte
-	Events []harness.Event
 }
 
 // Trace is what the simulator saw besides the log: when each request, backoff wait and tool call

@@ -9,9 +9,9 @@ import (
 
 // sameEvent is reflect.DeepEqual(a, b), written out field by field for the harness's event data
 // types: log-replays and no-acknowledged-loss compare every event of every run, and DeepEqual
-// walked each one by reflection (4 % of a schedule's CPU). A data type it does not know (a new
-// one, or a pointer to one) is left to DeepEqual itself. TestSameEventIsDeepEqual mutates every
-// field of every type, so a field added to the harness and not compared here fails it.
+// walks each one by reflection. A data type it does not know (a new one, or a pointer to one) is
+// left to DeepEqual itself. TestSameEventIsDeepEqual changes every field of every type, so a
+// field added to the harness and not compared here fails it.
 func sameEvent(a, b *harness.Event) bool {
 	if a == b {
 		return true // DeepEqual's answer for one pointer, whatever it points at (a NaN delay, say)
@@ -21,11 +21,10 @@ func sameEvent(a, b *harness.Event) bool {
 
 // sameData is reflect.DeepEqual(a, b) for event data. Types of booleans, numbers and strings
 // only are compared with ==, which is what DeepEqual does for them (NaN included: unequal to
-// itself both ways). Each type is asserted and compared in its own case, not by a generic helper
-// or as interfaces: either went through an indirect call to the type's equality per event.
+// itself both ways); the types holding pointers or slices compare what these point at.
 func sameData(a, b harness.EventData) bool {
 	switch x := a.(type) {
-	case harness.AssistantChunk: // most of a log: a stream's chunks
+	case harness.AssistantChunk:
 		y, ok := b.(harness.AssistantChunk)
 		return ok && x == y
 	case harness.UserMessage:

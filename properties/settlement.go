@@ -44,7 +44,7 @@ func checkAbortCause(x *index, v *violations) {
 		if t.end.Reason.Kind == harness.EndInterrupted {
 			continue // the process died before the cancellation could settle the turn
 		}
-		cancels := x.cancelsOf(t)
+		cancels := t.cancels
 		aborted := t.end.Reason.Kind == harness.EndAborted
 		switch {
 		case len(cancels) == 0 && aborted:

@@ -11,7 +11,7 @@ import "github.com/turnsim/turnsim/harness"
 func checkNoOutputAfterCancel(x *index, v *violations) {
 	for _, t := range x.turnList {
 		n := t.number
-		cancels := x.cancelsOf(t)
+		cancels := t.cancels
 		if len(cancels) == 0 {
 			continue
 		}

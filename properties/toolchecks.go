@@ -9,17 +9,13 @@ import (
 // eachStep calls fn for every step of every turn, in log order.
 func (x *index) eachStep(fn func(t *turnIndex, number int, s *stepIndex)) {
 	for _, t := range x.turnList {
-		for _, ref := range t.steps {
-			fn(t, ref.number, ref.step)
+		for _, number := range t.stepOrder {
+			fn(t, number, t.steps[number])
 		}
 	}
 }
 
-// A step's calls and results are few (a model's answer asks for a handful of calls), so the
-// properties look a call's result up by scanning the step's results rather than filling a map per
-// step: resultFor, resultCount and syntheticFor give what such a map, filled in log order, held.
-
-// resultFor returns the step's last result for call id (a map by id keeps the last), if any.
+// resultFor returns the step's result for call id (its last, should it have two), if any.
 func (s *stepIndex) resultFor(id string) (eventAt[harness.ToolResult], bool) {
 	for i := len(s.results) - 1; i >= 0; i-- {
 		if s.results[i].data.CallID == id {
@@ -52,7 +48,7 @@ func (s *stepIndex) syntheticFor(id string) bool {
 }
 
 // callPosition is where the model asked for call id among the tool calls of its answer m (the
-// last such call, for an id asked for twice, as a map by id keeps), ok false if it did not.
+// last such call, for an id asked for twice), ok false if it did not.
 func callPosition(m *harness.AssistantMessage, id string) (position int, ok bool) {
 	position = -1
 	i := 0
@@ -88,18 +84,17 @@ func checkToolResultsPaired(x *index, v *violations) {
 func checkNoDispatchAfterCancel(x *index, v *violations) {
 	for _, t := range x.turnList {
 		n := t.number
-		cancels := x.cancelsOf(t)
-		if len(cancels) == 0 {
+		if len(t.cancels) == 0 {
 			continue
 		}
-		first := cancels[0]
-		for _, ref := range t.steps {
-			sn, s := ref.number, ref.step
+		first := t.cancels[0]
+		for _, sn := range t.stepOrder {
+			s := t.steps[sn]
 			// A synthetic tool/call whose result the store refused reads like a real dispatch: a
 			// call that never ran, in a step where a tool/result was refused, is taken for one.
 			refusedResult := x.refusedIn(n, sn, harness.TypeToolResult)
 			for _, c := range s.calls {
-				_, ran := x.runOf(callKey{n, sn, c.data.CallID})
+				_, ran := x.runs[callKey{n, sn, c.data.CallID}]
 				if c.seq > first.SeqAt && !s.syntheticFor(c.data.CallID) && (ran || !refusedResult) {
 					v.add(c.seq, c.timeMs, "turn %d: call %s dispatched after the %s cancel at +%.3fs", n, c.data.CallID, first.Kind, float64(first.AtMs)/1000)
 				}
@@ -115,57 +110,13 @@ type callKey struct {
 	id         string
 }
 
-// runOf is the simulated tool's execution of call k (a call run twice: its last run), and
-// whether it ran. A run's few executions are searched, last first, rather than mapped: four
-// properties look calls up, and hashing a key of two ints and a string to build and read a map
-// cost more than the comparisons (1 % of a schedule's CPU). Beyond runsSearchedMax executions
-// they are mapped once for the run (runsByCall), so a run of many tool calls is not searched
-// quadratically.
-func (x *index) runOf(k callKey) (ToolRun, bool) {
-	tools := x.run.Trace.Tools
-	if len(tools) > runsSearchedMax {
-		r, ok := x.runsByCall()[k]
-		return r, ok
-	}
-	for i := len(tools) - 1; i >= 0; i-- {
-		if r := &tools[i]; r.CallID == k.id && r.Turn == k.turn && r.Step == k.step {
-			return *r, true
-		}
-	}
-	return ToolRun{}, false
-}
-
-// runsSearchedMax is how many tool executions runOf searches before it maps them instead.
-const runsSearchedMax = 32
-
-// runsByCall indexes the simulated tools' executions by the call they run (a call run twice: by
-// its last run). It is built on the first call, once for the run, and shared: callers only read
-// it. A run with no tool run gets a nil map, which finds none.
-func (x *index) runsByCall() map[callKey]ToolRun {
-	if x.runsKnown {
-		return x.runs
-	}
-	x.runsKnown = true
-	if len(x.run.Trace.Tools) > 0 {
-		if x.bufs.runs == nil {
-			x.bufs.runs = make(map[callKey]ToolRun, len(x.run.Trace.Tools))
-		}
-		x.runs = x.bufs.runs // the last run's map, its entries cleared (its room is kept)
-		clear(x.runs)
-	}
-	for _, r := range x.run.Trace.Tools {
-		x.runs[callKey{r.Turn, r.Step, r.CallID}] = r
-	}
-	return x.runs
-}
-
 func checkDrainRealResults(x *index, v *violations) {
 	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
 		if x.schedulerFailed(t.number, step) {
 			return
 		}
 		for _, c := range s.calls {
-			run, started := x.runOf(callKey{t.number, step, c.data.CallID})
+			run, started := x.runs[callKey{t.number, step, c.data.CallID}]
 			if !started {
 				continue
 			}
@@ -222,7 +173,7 @@ func checkUnstartedGetSynthetic(x *index, v *violations) {
 			}
 			last, ok := s.resultFor(block.CallID)
 			result := last.data
-			_, ran := x.runOf(callKey{t.number, step, block.CallID})
+			_, ran := x.runs[callKey{t.number, step, block.CallID}]
 			switch {
 			case !ok:
 				v.add(s.messageSeq, -1, "turn %d step %d: the model asked for %s and it got no result", t.number, step, block.CallID)
@@ -237,7 +188,7 @@ func checkUnstartedGetSynthetic(x *index, v *violations) {
 				v.add(s.messageSeq, -1, "turn %d step %d: %s ran but got the synthetic aborted-before-dispatch result", t.number, step, block.CallID)
 			case !isSynthetic(result) && !ran && known(block.Name):
 				v.add(s.messageSeq, -1, "turn %d step %d: %s never ran but got a result that is not the synthetic one", t.number, step, block.CallID)
-			case isSynthetic(result) && t.end.Reason.Kind != harness.EndAborted && !(x.interrupted(t.number) && len(x.cancelsOf(t)) > 0):
+			case isSynthetic(result) && t.end.Reason.Kind != harness.EndAborted && !(x.interrupted(t.number) && len(t.cancels) > 0):
 				v.add(s.messageSeq, -1, "turn %d step %d: %s got the synthetic result in a turn that was not aborted", t.number, step, block.CallID)
 			}
 			if isSynthetic(result) && (result.Content != "Error: tool call aborted before dispatch" || result.Error.Name != "AbortError" || !result.IsError) {
@@ -325,11 +276,11 @@ func (x *index) poolLimit() int {
 
 func checkToolContextCancelled(x *index, v *violations) {
 	for _, run := range x.run.Trace.Tools {
-		t := x.turn(run.Turn) // the turn whose answer asked for the call: the one it runs in
+		t := x.turns[run.Turn] // the turn whose answer asked for the call: the one it runs in
 		if !run.HonoursCancel || t == nil || run.Outcome == "killed" {
 			continue
 		}
-		cancels := x.cancelsOf(t)
+		cancels := t.cancels
 		if len(cancels) == 0 {
 			continue
 		}

@@ -3,11 +3,15 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/turnsim/turnsim/internal/atomicfile"
 )
 
 // Version is turnsim's version, recorded in every corpus file it writes.
@@ -55,6 +59,9 @@ func LoadSchedule(data []byte) (Schedule, *CorpusEntry, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Schedule{}, nil, fmt.Errorf("sim: the file is empty")
 	}
+	if err := checkScheduleShape(data); err != nil {
+		return Schedule{}, nil, err
+	}
 	if err := json.NewDecoder(bytes.NewReader(data)).Decode(&header); err != nil {
 		return Schedule{}, nil, fmt.Errorf("sim: %w", err)
 	}
@@ -88,7 +95,10 @@ func LoadSchedule(data []byte) (Schedule, *CorpusEntry, error) {
 }
 
 // SaveToCorpus writes entry into dir (created if missing) as PROPERTY-seedN.json, never
-// overwriting: an existing name gets -2, -3, … It returns the path written.
+// overwriting: an existing name gets -2, -3, … It returns the path written. The file appears
+// whole or not at all (internal/atomicfile): a kill while it is written never leaves a 0-byte
+// schedule under its name, which every later `go test` would fail on; and once the process is
+// stopping (interrupted), nothing is saved.
 func SaveToCorpus(dir string, entry CorpusEntry) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -107,19 +117,14 @@ func SaveToCorpus(dir string, entry CorpusEntry) (string, error) {
 		if n > 1 {
 			path = filepath.Join(dir, fmt.Sprintf("%s-%d.json", base, n))
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if os.IsExist(err) {
+		err := atomicfile.CreateNew(path, data)
+		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
 			return "", err
 		}
-		if _, err := f.Write(data); err != nil {
-			f.Close()
-			os.Remove(path)
-			return "", err
-		}
-		return path, f.Close()
+		return path, nil
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
@@ -24,7 +25,7 @@ func (s *planStream) produceIgnoringCancel() (harness.Chunk, error) {
 	if i > a.Chunks+len(a.Calls) {
 		return harness.Chunk{}, io.EOF
 	}
-	if err := s.provider.runtime.Sleep(ms(a.ChunkDelayMs)); err != nil { // no context: cancellation cannot end it
+	if err := s.provider.runtime.Sleep(delayBefore(a, i)); err != nil { // no context: cancellation cannot end it
 		return harness.Chunk{}, err
 	}
 	if i == 0 {
@@ -32,7 +33,7 @@ func (s *planStream) produceIgnoringCancel() (harness.Chunk, error) {
 	}
 	switch {
 	case i < a.Chunks:
-		return harness.Chunk{Kind: harness.ChunkText, Text: partText(i + 1)}, nil
+		return harness.Chunk{Kind: harness.ChunkText, Text: chunkText(a, i)}, nil
 	case i < a.Chunks+len(a.Calls):
 		return s.toolCallChunk(i - a.Chunks), nil
 	}
@@ -42,6 +43,24 @@ func (s *planStream) produceIgnoringCancel() (harness.Chunk, error) {
 // partTexts are the texts of an answer's first text chunks: a drawn answer has at most three,
 // and fmt.Sprintf made each anew, about 800 instructions and a string a chunk.
 var partTexts = [...]string{"", "part 1 ", "part 2 ", "part 3 ", "part 4 ", "part 5 ", "part 6 ", "part 7 ", "part 8 "}
+
+// delayBefore is the wait before the i-th delivery of answer a (from 0): as delivered
+// (Answer.DelaysMs), or ChunkDelayMs.
+func delayBefore(a *faults.Answer, i int) time.Duration {
+	if i < len(a.DelaysMs) {
+		return ms(a.DelaysMs[i])
+	}
+	return ms(a.ChunkDelayMs)
+}
+
+// chunkText is the text of answer a's i-th text chunk (from 0): as a provider delivered it
+// (Answer.Texts), or partText(i+1).
+func chunkText(a *faults.Answer, i int) string {
+	if i < len(a.Texts) {
+		return a.Texts[i]
+	}
+	return partText(i + 1)
+}
 
 // partText is the text of an answer's n-th text chunk (from 1): "part n ".
 func partText(n int) string {

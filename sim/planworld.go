@@ -63,7 +63,12 @@ const requestsBuffered = 4
 // cleanAnswer is what the provider says once the plan is used up or the horizon has passed.
 var cleanAnswer = faults.Answer{Chunks: 1, ChunkDelayMs: 20, Finish: harness.FinishCompleted}
 
-func (p *planProvider) Name() string { return "simulated" }
+func (p *planProvider) Name() string {
+	if p.world != nil {
+		return p.world.schedule.providerName()
+	}
+	return simulatedProviderName
+}
 
 func (p *planProvider) Stream(ctx context.Context, request harness.Request) (harness.Stream, error) {
 	answer := &cleanAnswer // read only, as the plan's answers are
@@ -95,14 +100,14 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 	p.tracer.mu.Unlock()
 	stream := p.newStream(answer, index)
 	if answer.Goexit && answer.Chunks == 0 {
-		if err := stream.sleep(ms(answer.ChunkDelayMs), ctx); err != nil {
+		if err := stream.sleep(delayBefore(answer, 0), ctx); err != nil {
 			stream.ended()
 			return nil, err
 		}
 		stream.goexit() // Stream itself never returns
 	}
 	if answer.NilStream {
-		err := stream.sleep(ms(answer.ChunkDelayMs), ctx)
+		err := stream.sleep(delayBefore(answer, 0), ctx)
 		stream.ended()
 		if err != nil {
 			return nil, err
@@ -184,27 +189,27 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 	s.next++
 	switch {
 	case a.Goexit && i < a.Chunks:
-		if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+		if err := s.sleep(delayBefore(a, i), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
-		return harness.Chunk{Kind: harness.ChunkText, Text: partText(i + 1)}, nil
+		return harness.Chunk{Kind: harness.ChunkText, Text: chunkText(a, i)}, nil
 	case a.Goexit && i == a.Chunks:
-		if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+		if err := s.sleep(delayBefore(a, i), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
 		s.goexit() // Next never returns
 	case a.Goexit:
 		return harness.Chunk{}, io.EOF
 	case i < a.Chunks:
-		if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+		if err := s.sleep(delayBefore(a, i), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
 		if i == 0 && a.Fault == faults.SlowStream {
 			s.provider.tracer.strike(a.Fault)
 		}
-		return harness.Chunk{Kind: harness.ChunkText, Text: partText(i + 1)}, nil
+		return harness.Chunk{Kind: harness.ChunkText, Text: chunkText(a, i)}, nil
 	case a.Fail != nil && i == a.Chunks:
-		if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+		if err := s.sleep(delayBefore(a, i), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
 		s.provider.tracer.strike(a.Fault)
@@ -212,11 +217,21 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 	case a.Fail != nil:
 		return harness.Chunk{}, io.EOF
 	case i < a.Chunks+len(a.Calls):
+		if i < len(a.DelaysMs) { // a call delivered after a wait of its own
+			if err := s.sleep(ms(a.DelaysMs[i]), ctx); err != nil {
+				return harness.Chunk{}, err
+			}
+		}
 		return s.toolCallChunk(i - a.Chunks), nil
 	case i == a.Chunks+len(a.Calls):
+		if i < len(a.DelaysMs) && (a.Chunks > 0 || len(a.Calls) > 0) { // a finish delivered after a wait of its own
+			if err := s.sleep(ms(a.DelaysMs[i]), ctx); err != nil {
+				return harness.Chunk{}, err
+			}
+		}
 		if a.Chunks == 0 && len(a.Calls) == 0 {
 			// An empty answer: it takes its time, then finishes with nothing in it.
-			if err := s.sleep(ms(a.ChunkDelayMs), ctx); err != nil {
+			if err := s.sleep(delayBefore(a, i), ctx); err != nil {
 				return harness.Chunk{}, err
 			}
 		}
@@ -252,13 +267,22 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 		id = strconv.AppendInt(append(id, '-'), int64(j+1), 10)
 	}
 	args, name := toolArguments{Request: s.index + 1, Call: *call}, call.Name
+	args.Call.ID, args.Call.Arguments = "", "" // as delivered, they are no part of what the world encodes
 	if u := s.provider.userTools; u != nil {
 		name = u.rename(call.Name)
-		if u.known(name) {
+		if u.known(name) && call.Arguments == "" {
 			args.Input = u.input(name)
+		} else if u.known(name) {
+			args.Input = call.Arguments // the user's tool gets what the incident's model sent
 		}
 	}
 	callID, text := encodeCall(id, args)
+	if call.ID != "" {
+		callID = call.ID
+	}
+	if call.Arguments != "" {
+		text = call.Arguments
+	}
 	args.CallID = callID
 	if slices.Contains(call.Faults, faults.ToolUnknown) {
 		s.provider.tracer.strike(faults.ToolUnknown) // the world asks for a tool nobody registered
@@ -278,7 +302,7 @@ func (p *planProvider) failureError(f faults.Fail) error {
 	}
 	e := p.newLlmError()
 	*e = harness.LlmError{
-		Failure: harness.Failure{Code: f.Code, Message: f.Message, Status: f.Status, ProviderRetryAfterMs: f.RetryAfterMs},
+		Failure: harness.Failure{Code: f.Code, Message: f.Message, Status: f.Status, ProviderRetryAfterMs: f.RetryAfterMs, RequestID: f.RequestID},
 		Cause:   cause,
 	}
 	return e

@@ -382,7 +382,7 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 	agent, err := harness.New(harness.Config{
 		Provider:             provider,
 		Runtime:              &parts.runtime,
-		Random:               &parts.random,
+		Random:               w.schedule.randomFor(incarnation, &parts.random),
 		Store:                w.store,
 		RetryPolicy:          policy,
 		RetryStrategy:        w.strategy(),

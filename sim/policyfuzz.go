@@ -25,16 +25,29 @@ import (
 type PolicyFamily struct {
 	Name string
 	Draw func(t *rapid.T) (newStrategy func() harness.RetryStrategy, params string)
+	// New, if set, builds the family's strategy from parameters given as JSON (nil: its
+	// defaults), refusing bad ones with an error naming the field: what `policy -policies NAME
+	// -params FILE` compares. It returns a constructor, as Draw does, and the strategy's key. A
+	// family without New can be fuzzed but not compared.
+	New func(params json.RawMessage) (newStrategy func() harness.RetryStrategy, key string, err error)
 }
 
-// CheckPolicy draws a schedule and a strategy of family, runs the schedule with it, and fails t
-// with every violation: use it inside rapid.Check.
+// CheckPolicy draws a schedule and a strategy of family, runs the schedule with it in turnsim's
+// own agent, and fails t with every violation: use it inside rapid.Check.
 //
 //	rapid.Check(t, func(t *rapid.T) { sim.CheckPolicy(t, myFamily, nil) })
 func CheckPolicy(t *rapid.T, family PolicyFamily, allowed []string) {
+	CheckPolicyAgent(t, family, allowed, Agent{})
+}
+
+// CheckPolicyAgent is CheckPolicy in a user's agent: the drawn strategy replaces the agent's
+// NewStrategy, and everything else of the agent (its tools, handlers, middleware and own
+// properties) runs as it is, so that a family is fuzzed where it will ship.
+func CheckPolicyAgent(t *rapid.T, family PolicyFamily, allowed []string, agent Agent) {
 	newStrategy, params := family.Draw(t)
 	seed := rapid.Int64Range(1, 1<<40).Draw(t, "seed")
-	o := RunScheduleWith(NewSchedule(seed, allowed), newStrategy)
+	agent.NewStrategy = newStrategy
+	o := RunScheduleAgent(NewSchedule(seed, allowed), agent)
 	if len(o.Violations) > 0 {
 		var lines []string
 		for _, v := range o.Violations {
@@ -88,8 +101,26 @@ func zooFamilies() []PolicyFamily {
 	return families
 }
 
+// zooNew is a zoo family's New: zoo.New on the parameters.
+func zooNew(name string) func(json.RawMessage) (func() harness.RetryStrategy, string, error) {
+	return func(params json.RawMessage) (func() harness.RetryStrategy, string, error) {
+		s, err := zoo.New(name, params)
+		if err != nil {
+			return nil, "", err
+		}
+		build := func() harness.RetryStrategy {
+			fresh, err := zoo.New(name, params)
+			if err != nil {
+				panic(fmt.Sprintf("sim: invariant: zoo %s refused parameters it accepted: %v", name, err))
+			}
+			return fresh
+		}
+		return build, s.Key(), nil
+	}
+}
+
 func zooFamily(name string) PolicyFamily {
-	return PolicyFamily{Name: name, Draw: func(t *rapid.T) (func() harness.RetryStrategy, string) {
+	return PolicyFamily{Name: name, New: zooNew(name), Draw: func(t *rapid.T) (func() harness.RetryStrategy, string) {
 		defaults, err := zoo.DefaultParams(name)
 		if err != nil {
 			t.Fatalf("%v", err)
@@ -141,7 +172,7 @@ func seedFamily(mode harness.Mode) PolicyFamily {
 	if mode == harness.ModeAlways {
 		name = "seed-always"
 	}
-	return PolicyFamily{Name: name, Draw: func(t *rapid.T) (func() harness.RetryStrategy, string) {
+	return PolicyFamily{Name: name, New: zooNew(name), Draw: func(t *rapid.T) (func() harness.RetryStrategy, string) {
 		p := harness.DefaultRetryPolicy()
 		p.Mode = mode
 		p.InitialDelayMs = float64(rapid.IntRange(0, 5000).Draw(t, "initialDelayMs"))

@@ -3,10 +3,12 @@ package sim
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/turnsim/turnsim/faults"
+	"github.com/turnsim/turnsim/internal/jsonlimit"
 	"github.com/turnsim/turnsim/internal/splitmix"
 )
 
@@ -38,6 +40,9 @@ type Schedule struct {
 	Depth int          `json:"depth,omitempty"`
 	Swarm faults.Swarm `json:"swarm"`
 	Plan  faults.Plan  `json:"plan"`
+	// Replay is what a schedule derived from a production log carries beyond its plan (see
+	// ScheduleFromLog); nil for a drawn schedule.
+	Replay *Replay `json:"replay,omitempty"`
 }
 
 // Random streams derived from a seed, one per consumer, so that drawing more in one never shifts
@@ -115,14 +120,49 @@ func (s Schedule) Validate() error {
 			return fmt.Errorf("sim: schedule swarm: fault %q has rate %g outside [0, 1]", name, rate)
 		}
 	}
+	if s.Replay != nil {
+		if err := s.Replay.Validate(); err != nil {
+			return err
+		}
+	}
 	return s.Plan.Validate()
 }
 
-// ParseSchedule decodes and validates a schedule file. Unknown fields, trailing data and a
-// version this build does not read are errors: a schedule is never misread.
+// ScheduleBytesMax bounds a schedule or corpus file: drawn and shrunk schedules are a few KB, so
+// 4 MiB is hundreds of times any real one.
+const ScheduleBytesMax = 4 << 20
+
+// scheduleLimits bound a schedule file's shape before it is decoded: the decoder builds a struct
+// for every object, so a 4 MiB file of 1.4 million {} actions cost 887 MB before Validate could
+// refuse it. No list of a valid plan holds more than faults.EntriesMax entries, and a drawn
+// schedule holds a few hundred objects; a key given twice would be read as its last value.
+var scheduleLimits = jsonlimit.Limits{
+	Bytes:         ScheduleBytesMax,
+	Depth:         32,
+	Elements:      faults.EntriesMax,
+	Containers:    100_000,
+	DuplicateKeys: true,
+}
+
+// checkScheduleShape refuses a schedule or corpus file whose shape breaks scheduleLimits. A file
+// that is not JSON is left to the decoder, which stops at the first bad byte and says so in its
+// own words.
+func checkScheduleShape(data []byte) error {
+	var e *jsonlimit.Error
+	if err := jsonlimit.CheckBytes(data, scheduleLimits); errors.As(err, &e) && e.Limit {
+		return fmt.Errorf("sim: schedule: at byte %d: %s", e.Offset, e.Reason)
+	}
+	return nil
+}
+
+// ParseSchedule decodes and validates a schedule file. Unknown fields, trailing data, a key given
+// twice and a version this build does not read are errors: a schedule is never misread.
 func ParseSchedule(data []byte) (Schedule, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Schedule{}, fmt.Errorf("sim: schedule: the file is empty")
+	}
+	if err := checkScheduleShape(data); err != nil {
+		return Schedule{}, err
 	}
 	var header struct {
 		Version *int `json:"version"`

@@ -159,6 +159,7 @@ func runWorldInto(schedule Schedule, agent Agent, s *scratch, out *Outcome) *wor
 		PCTDepth:       schedule.Depth,
 		PreemptRate:    schedule.Plan.PreemptRate,
 		MaxWall:        wallTimeLimit,
+		Start:          schedule.start(),
 	})
 	w := newWorldWith(schedule, scheduler, scheduler, agent, s)
 	w.eventLimit = eventLimit(schedule)
@@ -209,7 +210,6 @@ func finishOutcome(w *world, report *sched.RunReport, out *Outcome, s *scratch) 
 		Traced:               true,
 		Log:                  out.Log,
 		JSONL:                out.JSONL,
-		ReadBack:             w.readBack(),
 		Trace:                t.trace,
 		Policy:               plan.Policy,
 		Strategy:             strategy,
@@ -257,15 +257,6 @@ func (w *world) jsonl(log []harness.Event, report *sched.RunReport, s *scratch) 
 		panic(fmt.Sprintf("sim: invariant: the session log does not encode: %v", err))
 	}
 	return jsonl
-}
-
-// readBack is what the last restart read of the durable log, for log-replays to decode only what
-// the log gained since: nil if nothing restarted.
-func (w *world) readBack() *properties.ReadBack {
-	if len(w.opened.Content()) == 0 {
-		return nil
-	}
-	return &properties.ReadBack{Bytes: w.opened.Content(), Events: w.opened.Events}
 }
 
 // faultNames is the fault catalogue's names, in its order (faults.Names, once), and faultIndex

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -10,13 +11,21 @@ import (
 
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/harness/eventjson"
+	"github.com/turnsim/turnsim/sim/cli"
 )
 
 // simrun runs the command in-process and returns its exit code, stdout and stderr.
 func simrun(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
-	code := run(args, &stdout, &stderr)
+	code := cli.Main(args, &stdout, &stderr, options())
 	return code, stdout.String(), stderr.String()
+}
+
+func decodeObject(t *testing.T, text string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	require.NoError(t, json.Unmarshal([]byte(text), &m), text)
+	return m
 }
 
 func TestScenarioPrintsItsJSONLinesLog(t *testing.T) {
@@ -69,7 +78,7 @@ func TestBadUsageExitsTwoAndSaysWhat(t *testing.T) {
 		{[]string{"run", "-faults", "rate-limit,gremlins"}, `unknown fault "gremlins"`},
 		{[]string{"run", "-faults", "rate-limit,rate-limit"}, `fault "rate-limit" named twice`},
 		{[]string{"run", "-seeds", "0"}, "need at least 1 seed"},
-		{[]string{"run", "-workers", "0"}, "need at least 1 worker"},
+		{[]string{"run", "-workers", "0"}, "-workers 0: need 1 to 256 workers"},
 		{[]string{"run", "-seed", "3", "-seeds", "10"}, "-seed runs one seed"},
 		{[]string{"run", "-seeds", "ten"}, `invalid value "ten" for flag -seeds`},
 		{[]string{"run", "extra"}, "run takes no arguments"},

@@ -114,10 +114,10 @@ func readmeFolder(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(dir, to)), 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(dir, to), data, 0o644))
 	}
-	copyInto("testdata/check/good/minimal.jsonl", "session.jsonl")
-	copyInto("testdata/check/good/retries.jsonl", "other.jsonl")
-	copyInto("testdata/check/good/minimal.jsonl", "~/.myagent/session.jsonl") // the test runs no shell: ~ is a folder here
-	copyInto("testdata/check/good/retries.jsonl", "corpus-run.jsonl")
+	copyInto("../../sim/cli/testdata/check/good/minimal.jsonl", "session.jsonl")
+	copyInto("../../sim/cli/testdata/check/good/retries.jsonl", "other.jsonl")
+	copyInto("../../sim/cli/testdata/check/good/minimal.jsonl", "~/.myagent/session.jsonl") // the test runs no shell: ~ is a folder here
+	copyInto("../../sim/cli/testdata/check/good/retries.jsonl", "corpus-run.jsonl")
 	copyInto("../../examples/brooker.json", "examples/brooker.json")
 	copyInto("../../corpus/drain-real-results-seed609.json", "corpus/drain-real-results-seed609.json")
 	t.Chdir(dir)
@@ -149,10 +149,10 @@ func runReadmeCommands(t *testing.T) {
 				args = append(append(args[:i:i], matches...), args[i+1:]...)
 			}
 		}
-		buildsMutant := len(args) > 0 && (args[0] == "mutate" || args[0] == "plants") || plantedArg(args) != ""
+		buildsMutant := len(args) > 0 && (args[0] == "mutate" || args[0] == "plants") || contains(args, "-plant")
 		if buildsMutant {
 			require.NoError(t, os.Chdir(repository))
-			if plantedArg(args) != "" && !contains(args, "-corpus") {
+			if contains(args, "-plant") && !contains(args, "-corpus") {
 				args = append(args, "-corpus", "") // in the repository: its corpus/ takes no mutant's failures
 			}
 		}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 
+	"github.com/turnsim/turnsim/examples/chat/clocktool"
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/harness/filestore"
 	"github.com/turnsim/turnsim/harness/provider/anthropic"
@@ -58,7 +59,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		Runtime:    harness.NewProductionRuntime(clk),
 		Store:      store,
 		ResumeFrom: opened.History(), // opened.Events, already validated by the store
-		Tools:      []harness.Tool{clockTool(clk)},
+		Tools:      []harness.Tool{clocktool.Tool(clk)},
 		OnError: func(e harness.AgentError) {
 			fmt.Fprintf(stderr, "chat: agent error (turn %d, %s): %v\n", e.Turn, e.Source, e.Err)
 		},
@@ -118,19 +119,10 @@ func newProvider(getenv func(string) string, clk harness.Clock) (harness.Provide
 	switch getenv("CHAT_PROVIDER") {
 	case "", "openai":
 		return openai.New(openai.Config{BaseURL: base, APIKey: key, Model: model, Timeout: timeout, Clock: clk,
-			Tools: map[string]openai.ToolSpec{"clock": {Description: clockDoc, Parameters: map[string]any{"type": "object", "properties": map[string]any{}}}}})
+			Tools: map[string]openai.ToolSpec{"clock": {Description: clocktool.Doc, Parameters: map[string]any{"type": "object", "properties": map[string]any{}}}}})
 	case "anthropic":
 		return anthropic.New(anthropic.Config{BaseURL: base, APIKey: key, Model: model, Timeout: timeout, Clock: clk,
-			Tools: map[string]anthropic.ToolSpec{"clock": {Description: clockDoc}}})
+			Tools: map[string]anthropic.ToolSpec{"clock": {Description: clocktool.Doc}}})
 	}
 	return nil, errors.New("CHAT_PROVIDER must be openai or anthropic")
-}
-
-const clockDoc = "Returns the current time in UTC (RFC 3339)."
-
-// clockTool is the agent's one tool: it reads the injected clock.
-func clockTool(clk clock.Clock) harness.Tool {
-	return harness.Tool{Name: "clock", Parallel: true, Run: func(ctx context.Context, arguments string) (string, error) {
-		return clk.Now().UTC().Format(time.RFC3339), nil
-	}}
 }

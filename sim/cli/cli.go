@@ -1,112 +1,206 @@
-// Package cli is simrun for a user's own agent: a library main that a user's command calls with
-// their sim.Agent, so that `go run ./cmd/mysim` runs, reproduces, shrinks and checks their agent
-// (their tools, handlers, strategy, middleware and properties), where turnsim's own simrun can
-// only run turnsim's simulated agent.
+// Package cli is simrun: one command set, one flag set and one JSON summary format, for
+// turnsim's own agent and for a user's. cmd/simrun is Main with turnsim's simulated agent (and
+// the commands only turnsim has, such as the seed article's scenarios); a user's command is Main
+// with their sim.Agent, so that `go run ./cmd/mysim` runs, shards, merges, reproduces, shrinks,
+// checks, fuzzes and mutation-tests their agent (their tools, handlers, strategy, middleware,
+// properties and registered policy families) exactly as simrun does turnsim's:
 //
-//	func main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, cli.Options{Agent: myagent.Sim()})) }
+//	func main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, cli.Options{Agent: myagent.Sim(), Main: "./cmd/mysim"})) }
 //
-// Exit codes are simrun's: 0 nothing found, 1 a property failed, 2 bad usage, bad input or a
-// configuration the harness refuses, 3 an internal error (a panic outside the simulated agent:
-// in the command, or in a property's check).
+// Exit codes are contracts: 0 nothing found, 1 a property failed, 2 bad usage, bad input or a
+// configuration the harness refuses, 3 an internal error (a bug: the message says how to
+// reproduce it). Given the process's own standard output and error (as above), Main runs the
+// command in a child process it watches (supervise.go), so that even a crash no recover can
+// catch exits 3, and a signal reaches every process the command started.
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
+	"sync/atomic"
+	"testing"
 
-	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/sim"
-	"github.com/turnsim/turnsim/sim/mutate"
 )
 
-// Options say which agent the command runs, and how it names itself in the commands it prints.
+// Exit codes: what scripts and CI rely on.
+const (
+	ExitOK        = 0
+	ExitViolation = 1
+	ExitUsage     = 2
+	// ExitInternal is a bug in the command (a recovered panic, or a crash of the supervised
+	// process): never confused with bad usage, so CI can tell "you called it wrong" from "it
+	// broke".
+	ExitInternal = 3
+)
+
+// Short names inside the package.
+const (
+	exitOK        = ExitOK
+	exitViolation = ExitViolation
+	exitUsage     = ExitUsage
+	exitInternal  = ExitInternal
+)
+
+// Options say which agent the command runs, how it names itself, and what it builds mutants
+// from.
 type Options struct {
+	// Agent is the agent every command runs (the zero Agent: turnsim's own simulated agent).
 	Agent sim.Agent
+	// Name is the program's name in its messages ("mysim: unknown command …"); "" takes the last
+	// element of Main, or of Command, or of the binary's path.
+	Name string
 	// Command is how the user runs this binary, as printed in repro lines; "" works it out from
-	// os.Args[0]: the path as typed, or `go run ./cmd/NAME` for a binary `go run` built.
+	// os.Args[0]: the path as typed, or `go run MAIN` for a binary `go run` or `go test` built.
 	Command string
-	// Main is this command's main package (e.g. "./cmd/mysim", relative to the module root):
-	// what `mutate` builds with each mutant planted. "" makes mutate ask for -main.
+	// Main is this command's main package, relative to the module root ("./cmd/mysim"): what
+	// -plant NAME builds with a mutant planted, and what mutate builds with each mutant (unless
+	// MutateMain says otherwise). "" makes -plant refuse and mutate ask for -main.
 	Main string
+	// MutateMain, if set, is what mutate builds with each mutant instead of Main: a smaller main
+	// that runs the same agent and builds faster (turnsim's ./cmd/simrun/hunt).
+	MutateMain string
 	// Mutants is the folder of the agent's mutant files (NAME.patch), relative to the module
 	// root; "" is "mutants".
 	Mutants string
+	// Commands are the program's own commands beside the shared ones (turnsim's scenario,
+	// scenarios and serve), listed after them.
+	Commands []Command
 }
 
-// Exit codes, as simrun's.
-const (
-	exitOK        = 0
-	exitViolation = 1
-	exitUsage     = 2
-	exitInternal  = 3
-)
+// Command is one of a program's own commands (Options.Commands): Run gets the arguments after
+// the command's name and returns the exit code.
+type Command struct {
+	Name, Summary string
+	Run           func(args []string, stdout, stderr io.Writer) int
+}
 
+// cli is one invocation of Main.
+type cli struct {
+	opts   Options
+	name   string // in messages
+	self   string // how to run this binary, in the commands it prints
+	stdout *outputWriter
+	stderr io.Writer
+	// seed is the seed a command is working on, when it works on one at a time (repro, shrink),
+	// so that an internal error can name it; nil otherwise.
+	seed atomic.Pointer[int64]
+}
+
+// command is one of the shared commands.
 type command struct {
 	name, summary string
 	run           func(c *cli, args []string) int
+	// plant says the command runs the agent and so takes -plant NAME.
+	plant bool
 }
 
-var commands = []command{
-	{"run", "run seeded schedules of the agent and check every property (the default)", (*cli).run},
-	{"repro", "re-run one seed or schedule file: its timeline and its violations", (*cli).repro},
-	{"shrink", "minimise a failing schedule file, keeping its property failing", (*cli).shrink},
-	{"check", "check session logs against the invariant layer, the log-only properties and the agent's own", (*cli).check},
-	{"properties", "list the properties: the catalogue's and the agent's own", (*cli).properties},
-	{"mutate", "mutation testing: build this command with each of your mutants planted and hunt it with seeds", (*cli).mutate},
-}
-
-// cli is one invocation.
-type cli struct {
-	opts           Options
-	stdout, stderr io.Writer
+// commands are the shared commands, in the order usage lists them. A new command is one line
+// here and a method of cli.
+func commands() []command {
+	return []command{
+		{"run", "run seeded schedules and check every property (the default command)", (*cli).run, true},
+		{"repro", "re-run one seed or schedule file: its timeline and its violations", (*cli).repro, true},
+		{"shrink", "minimise a failing schedule file, keeping its property failing", (*cli).shrink, true},
+		{"check", "validate session logs against the invariant layer, the log-only properties and the agent's own", (*cli).check, false},
+		{"replay", "turn an incident's session log into a schedule and replay it: what broke, and whether a fix holds", (*cli).replay, true},
+		{"merge", "combine the -json summaries of run -shard 1/n … n/n into the whole run's", (*cli).merge, false},
+		{"policy", "compare retry policies under contention: many agents, one provider", (*cli).policy, false},
+		{"fuzz-policy", "fuzz retry policy families' parameters and schedules against the safety properties", (*cli).fuzzPolicy, true},
+		{"faults", "list the fault catalogue", (*cli).faults, false},
+		{"properties", "list the properties: the catalogue's and the agent's own", (*cli).properties, false},
+		{"mutate", "mutation testing: build each mutant (a planted defect) and hunt it with seeds", (*cli).mutate, false},
+		{"plants", "list the mutants, the planted defects -plant NAME builds in (as mutate -list)", (*cli).plants, false},
+	}
 }
 
 // Main runs the command args name (run when there is none) on opts.Agent and returns the exit
 // code. An agent the harness refuses is reported once, as the configuration error it is.
-func Main(args []string, stdout, stderr io.Writer, opts Options) (code int) {
-	defer func() {
-		if p := recover(); p != nil {
-			fmt.Fprintf(stderr, "%s: internal error: %v\nReproduce: %s %s\n%s", opts.Command, p, opts.Command, strings.Join(args, " "), debug.Stack())
-			code = exitInternal
+//
+// Given the process's own os.Stdout and os.Stderr, outside `go test`, Main runs the command in a
+// watched child process (see supervise.go) and returns the child's exit code; handed other
+// writers (a test's buffers), it runs the command in-process.
+func Main(args []string, stdout, stderr io.Writer, opts Options) int {
+	c := newCLI(opts, stdout, stderr)
+	asProcess := stdout == io.Writer(os.Stdout) && stderr == io.Writer(os.Stderr) && !testing.Testing()
+	if asProcess {
+		if stdoutClosed() {
+			fmt.Fprintf(os.Stderr, "%s: standard output is closed: the output would be lost\n", c.name)
+			return exitUsage
 		}
-	}()
-	if opts.Command == "" {
-		opts.Command = commandName(os.Args[0])
-	}
-	c := &cli{opts: opts, stdout: stdout, stderr: stderr}
-	if err := opts.Agent.Validate(); err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelp(args[0]) {
-		return c.run(args)
-	}
-	if isHelp(args[0]) {
-		c.usage(stdout)
-		return exitOK
-	}
-	for _, cmd := range commands {
-		if cmd.name == args[0] {
-			return cmd.run(c, args[1:])
+		if code, supervised := supervise(args, c.name, c.self); supervised {
+			return code
 		}
+		release := catchSignals()
+		defer release()
 	}
-	fmt.Fprintf(stderr, "%s: unknown command %q\n\n", opts.Command, args[0])
-	c.usage(stderr)
-	return exitUsage
+	code := c.main(args)
+	if asProcess {
+		reportExit(code)
+	}
+	return code
 }
 
-// commandName is how the binary at path was run: a binary `go run` built lives in a go-build
-// temporary folder, and is named after its package's folder.
-func commandName(path string) string {
-	if strings.Contains(path, "go-build") {
-		return "go run ./cmd/" + filepath.Base(path)
+func newCLI(opts Options, stdout, stderr io.Writer) *cli {
+	c := &cli{opts: opts, stdout: &outputWriter{w: stdout}, stderr: stderr}
+	c.name = opts.Name
+	if c.name == "" {
+		c.name = programName(opts.Main, opts.Command, os.Args[0])
 	}
-	return path
+	c.self = opts.Command
+	if c.self == "" {
+		c.self = selfFrom(os.Args[0], opts.Main)
+	}
+	if outer := os.Getenv(selfEnv); outer != "" {
+		c.self = outer // a mutant build (-plant): the command the user ran built it
+	}
+	return c
+}
+
+// main runs one command, turning a panic into exit 3 and a failed write of the output into 2.
+func (c *cli) main(args []string) (code int) {
+	defer c.recoverInternal(args, &code)
+	code = c.dispatch(args)
+	if err := c.stdout.err; err != nil && code != exitInternal {
+		fmt.Fprintf(c.stderr, "%s: writing the output: %v (nothing more was written)\n", c.name, pathErrorText(err))
+		code = exitUsage
+	}
+	return code
+}
+
+// dispatch picks the command named by args[0] (run when there is none) and runs it.
+func (c *cli) dispatch(args []string) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelp(args[0]) {
+		args = append([]string{"run"}, args...) // the default command
+	}
+	if isHelp(args[0]) {
+		c.usage(c.stdout)
+		return exitOK
+	}
+	if err := c.opts.Agent.Validate(); err != nil {
+		fmt.Fprintln(c.stderr, err)
+		return exitUsage
+	}
+	for _, cmd := range commands() {
+		if cmd.name != args[0] {
+			continue
+		}
+		if name := plantedArg(args[1:]); cmd.plant && name != "" && os.Getenv(mutantEnv) != name {
+			return c.runPlanted(name, args)
+		}
+		return cmd.run(c, args[1:])
+	}
+	for _, cmd := range c.opts.Commands {
+		if cmd.Name == args[0] {
+			return cmd.Run(args[1:], c.stdout, c.stderr)
+		}
+	}
+	fmt.Fprintf(c.stderr, "%s: unknown command %q\n\n", c.name, args[0])
+	c.usage(c.stderr)
+	return exitUsage
 }
 
 func isHelp(arg string) bool {
@@ -118,59 +212,48 @@ func isHelp(arg string) bool {
 }
 
 func (c *cli) usage(w io.Writer) {
-	fmt.Fprintf(w, "usage: %s [command] [flags] [arguments]\n\ncommands:\n", c.opts.Command)
-	for _, cmd := range commands {
-		fmt.Fprintf(w, "  %-10s %s\n", cmd.name, cmd.summary)
+	fmt.Fprintf(w, "usage: %s [command] [flags] [arguments]\n", c.name)
+	fmt.Fprintf(w, "With no command, %s runs 'run' on the default mix of %d seeds.\n", c.name, defaultSeeds)
+	fmt.Fprintln(w, "\ncommands:")
+	for _, cmd := range commands() {
+		fmt.Fprintf(w, "  %-11s %s\n", cmd.name, cmd.summary)
 	}
-	fmt.Fprintln(w, "\nExit codes: 0 nothing found, 1 a property failed, 2 bad usage, bad input or a refused configuration.")
+	for _, cmd := range c.opts.Commands {
+		fmt.Fprintf(w, "  %-11s %s\n", cmd.Name, cmd.Summary)
+	}
+	fmt.Fprintf(w, "\nRun '%s <command> -h' for a command's flags.\n", c.name)
+	fmt.Fprintf(w, "Exit codes: 0 nothing found, 1 a property failed, 2 bad usage or bad input, 3 a bug in %s.\n", c.name)
 }
 
-// mutate is package mutate's command, on this command's main package and mutants.
-func (c *cli) mutate(args []string) int {
-	dir := c.opts.Mutants
-	if dir == "" {
-		dir = "mutants"
+// programName is the name a program goes by in its messages: its main package's last element,
+// or the last element of how it is run ("go run ./cmd/mysim": mysim), or its binary's.
+func programName(mainPackage, command, arg0 string) string {
+	switch {
+	case mainPackage != "":
+		return filepath.Base(mainPackage)
+	case command != "":
+		fields := strings.Fields(command)
+		return filepath.Base(fields[len(fields)-1])
 	}
-	return mutate.Main(args, c.stdout, c.stderr, mutate.Defaults{Command: c.opts.Command, Dir: dir, Main: c.opts.Main})
+	return strings.TrimSuffix(filepath.Base(arg0), ".exe")
 }
 
-func (c *cli) flagSet(name, usage string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(c.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(c.stderr, "usage: %s %s\n", c.opts.Command, usage)
-		fs.PrintDefaults()
-	}
-	return fs
+// outputWriter is standard output as a command writes it: the first write error is kept (a
+// full disk, a closed descriptor), later writes are dropped, and main turns it into exit 2, so a
+// lost output never passes for success.
+type outputWriter struct {
+	w   io.Writer
+	err error
 }
 
-// parse parses flags before or after positional arguments and returns the positional ones.
-func parse(fs *flag.FlagSet, args []string) ([]string, int, bool) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if err == flag.ErrHelp {
-				return nil, exitOK, false
-			}
-			return nil, exitUsage, false
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, 0, true
-		}
-		positional, args = append(positional, rest[0]), rest[1:]
+func (o *outputWriter) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
 	}
-}
-
-func (c *cli) usageError(format string, args ...any) int {
-	fmt.Fprintf(c.stderr, "%s: %s\n", c.opts.Command, fmt.Sprintf(format, args...))
-	return exitUsage
-}
-
-// faults parses -faults ("" : the whole catalogue).
-func (c *cli) faults(list string) ([]string, error) {
-	if list == "" {
-		return nil, nil
+	n, err := o.w.Write(p)
+	if err == nil && n < len(p) {
+		err = io.ErrShortWrite
 	}
-	return faults.ParseList(list)
+	o.err = err
+	return n, err
 }

@@ -1,122 +1,91 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"time"
+	"strings"
 
+	"github.com/turnsim/turnsim/internal/atomicfile"
 	"github.com/turnsim/turnsim/sim"
+	"github.com/turnsim/turnsim/sim/timeline"
 )
 
-// scheduleFileBytesMax bounds a schedule file read: a schedule is kilobytes.
-const scheduleFileBytesMax = 16 << 20
-
-// repro re-runs one seed (-seed) or one schedule or corpus file: its timeline and violations.
 func (c *cli) repro(args []string) int {
-	fs := c.flagSet("repro", "repro (-seed S | SCHEDULE.json) [-faults a,b] [-log FILE]")
+	fs := c.flagSet("repro", "repro (-seed S | SCHEDULE.json) [-faults a,b] [-log FILE] [-schedule FILE] [-html FILE] [-plant NAME]")
 	seed := fs.Int64("seed", 0, "the seed to re-run")
-	faultNames := fs.String("faults", "", "the -faults the seed was run with")
 	logFile := fs.String("log", "", "write the run's JSON Lines session log to FILE")
-	positional, code, ok := parse(fs, args)
+	scheduleFile := fs.String("schedule", "", "write the run's schedule (JSON) to FILE, to replay it later with 'repro FILE'")
+	htmlFile := fs.String("html", "", "write a self-contained HTML timeline of the run (an SVG chart in virtual time) to FILE")
+	var sel selection
+	sel.register(fs, c.name)
+	positional, err := ParseFlags(fs, args)
+	if err != nil {
+		return FlagExit(err)
+	}
+	allowed, err := sel.apply()
+	if err != nil {
+		return c.usageError("%v", err)
+	}
+	schedule, _, inputs, code, ok := c.scheduleToRun(setFlags(fs)["seed"], *seed, &sel, allowed, positional, "repro")
 	if !ok {
 		return code
 	}
-	seedSet := false
-	fs.Visit(func(f *flag.Flag) { seedSet = seedSet || f.Name == "seed" })
-	schedule, code, ok := c.schedule(seedSet, *seed, *faultNames, positional, "repro")
-	if !ok {
-		return code
+	outputs := []namedPath{{"-log", *logFile}, {"-schedule", *scheduleFile}, {"-html", *htmlFile}}
+	if err := checkOutputs(inputs, outputs); err != nil {
+		return c.usageError("%v", err)
 	}
-	out := sim.RunScheduleAgent(schedule, c.opts.Agent)
-	var start int64
-	if len(out.Log) > 0 {
-		start = out.Log[0].Time
-	}
-	fmt.Fprint(c.stdout, sim.Timeline(out.Log, start))
+	c.workingOn(schedule.Seed)
+	outcome := sim.RunScheduleAgent(schedule, c.opts.Agent)
+	var written []atomicfile.File
 	if *logFile != "" {
-		if err := os.WriteFile(*logFile, out.JSONL, 0o644); err != nil {
-			return c.usageError("-log: %v", err)
-		}
+		written = append(written, atomicfile.File{Path: *logFile, Data: outcome.JSONL})
 	}
-	if len(out.Violations) == 0 {
-		fmt.Fprintln(c.stdout, "no violations")
+	if *scheduleFile != "" {
+		data, err := schedule.MarshalIndent()
+		if err != nil {
+			panic(c.name + ": invariant: a schedule that ran always encodes: " + err.Error())
+		}
+		written = append(written, atomicfile.File{Path: *scheduleFile, Data: append(data, '\n')})
+	}
+	if *htmlFile != "" {
+		written = append(written, atomicfile.File{Path: *htmlFile, Data: timeline.HTML(timeline.FromOutcome(outcome))})
+	}
+	if err := atomicfile.WriteAll(written); err != nil {
+		return c.usageError("%v", outputErrorText(err))
+	}
+	fmt.Fprintf(c.stdout, "seed %d: %d events, %.3f s of virtual time, faults that struck: %s\n",
+		schedule.Seed, len(outcome.Log), outcome.VirtualDuration().Seconds(), strings.Join(outcome.Exercised, ", "))
+	fmt.Fprint(c.stdout, sim.Timeline(outcome.Log, 0))
+	if len(outcome.Violations) == 0 {
+		fmt.Fprintln(c.stdout, "no violation")
 		return exitOK
 	}
-	for _, v := range out.Violations {
-		fmt.Fprintln(c.stdout, v)
+	fmt.Fprintf(c.stdout, "%d violation(s):\n", len(outcome.Violations))
+	for _, v := range outcome.Violations {
+		fmt.Fprintf(c.stdout, "  %s\n", v)
 	}
 	return exitViolation
 }
 
-// shrink minimises a schedule (a file, or -seed) while its property keeps failing, and prints
-// the smallest schedule found (or writes it with -o).
-func (c *cli) shrink(args []string) int {
-	fs := c.flagSet("shrink", "shrink (-seed S | SCHEDULE.json) -property NAME [-budget D] [-o FILE]")
-	seed := fs.Int64("seed", 0, "the seed to shrink")
-	faultNames := fs.String("faults", "", "the -faults the seed was run with")
-	property := fs.String("property", "", "the property that must keep failing (default: the first the schedule breaks)")
-	budget := fs.Duration("budget", 30*time.Second, "wall time to spend")
-	output := fs.String("o", "", "write the shrunk schedule to FILE (default: standard output)")
-	positional, code, ok := parse(fs, args)
-	if !ok {
-		return code
-	}
-	seedSet := false
-	fs.Visit(func(f *flag.Flag) { seedSet = seedSet || f.Name == "seed" })
-	schedule, code, ok := c.schedule(seedSet, *seed, *faultNames, positional, "shrink")
-	if !ok {
-		return code
-	}
-	name := *property
-	if name == "" {
-		violations := sim.RunScheduleAgent(schedule, c.opts.Agent).Violations
-		if len(violations) == 0 {
-			return c.usageError("shrink: the schedule breaks no property; nothing to shrink")
-		}
-		name = violations[0].Property
-	} else if !sim.FailsAgent(schedule, name, c.opts.Agent) {
-		return c.usageError("shrink: the schedule does not break %s", name)
-	}
-	r := sim.ShrinkAgent(schedule, name, *budget, c.opts.Agent)
-	data, err := sim.CorpusEntry{Format: sim.CorpusFormat, Version: sim.CorpusVersion, TurnsimVersion: sim.Version, Property: name, Seed: schedule.Seed, FoundBy: c.opts.Command + " shrink", SizeBefore: r.SizeBefore, SizeAfter: r.SizeAfter, Schedule: r.Schedule}.Marshal()
-	if err != nil {
-		panic(err)
-	}
-	fmt.Fprintf(c.stderr, "shrunk for %s: size %d → %d in %d runs\n", name, r.SizeBefore, r.SizeAfter, r.Runs)
-	if *output == "" {
-		_, _ = c.stdout.Write(data)
-		return exitOK
-	}
-	if err := os.WriteFile(*output, data, 0o644); err != nil {
-		return c.usageError("-o: %v", err)
-	}
-	fmt.Fprintf(c.stderr, "saved %s; reproduce: %s repro %s\n", *output, c.opts.Command, *output)
-	return exitOK
-}
-
-// schedule is the schedule -seed draws or the one file names.
-func (c *cli) schedule(seedSet bool, seed int64, faultNames string, positional []string, command string) (sim.Schedule, int, bool) {
+// scheduleToRun is the schedule repro and shrink work on: the one -seed draws, or the one the
+// file names; inputs names the file read, if any. ok is false when the command must stop with
+// code.
+func (c *cli) scheduleToRun(seedSet bool, seed int64, sel *selection, allowed []string, positional []string, command string) (schedule sim.Schedule, entry *sim.CorpusEntry, inputs []namedPath, code int, ok bool) {
 	switch {
-	case seedSet && len(positional) == 0:
-		allowed, err := c.faults(faultNames)
+	case seedSet && len(positional) > 0:
+		return schedule, nil, nil, c.usageError("%s takes -seed or a schedule file, not both", command), false
+	case seedSet:
+		return sim.NewSchedule(seed, allowed), nil, nil, exitOK, true
+	case len(positional) == 1:
+		if sel.faults != "" {
+			return schedule, nil, nil, c.usageError("-faults shapes drawn schedules; a schedule file already fixes its faults"), false
+		}
+		s, entry, err := readScheduleFile(positional[0])
 		if err != nil {
-			return sim.Schedule{}, c.usageError("-faults: %v", err), false
+			return schedule, nil, nil, c.usageError("%v", err), false
 		}
-		return sim.NewSchedule(seed, allowed), 0, true
-	case !seedSet && len(positional) == 1:
-		if faultNames != "" {
-			return sim.Schedule{}, c.usageError("-faults shapes drawn schedules; a schedule file already fixes its faults"), false
-		}
-		data, err := readCapped(positional[0], scheduleFileBytesMax)
-		if err != nil {
-			return sim.Schedule{}, c.usageError("%v", err), false
-		}
-		schedule, _, err := sim.LoadSchedule(data)
-		if err != nil {
-			return sim.Schedule{}, c.usageError("schedule file %s: %v", positional[0], err), false
-		}
-		return schedule, 0, true
+		return s, entry, []namedPath{{"schedule file", positional[0]}}, exitOK, true
+	case len(positional) > 1:
+		return schedule, nil, nil, c.usageError("%s takes one schedule file, got %d: %q", command, len(positional), strings.Join(positional, " ")), false
 	}
-	return sim.Schedule{}, c.usageError("%s takes -seed S or one schedule file", command), false
+	return schedule, nil, nil, c.usageError("%s needs -seed S or one schedule file", command), false
 }

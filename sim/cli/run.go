@@ -2,101 +2,172 @@ package cli
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
-	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/sim"
 )
 
-// run runs a seed range, prints the summary (or its JSON), and for each failing seed (the first
-// ten) a repro line naming this binary; with -corpus, the failures are shrunk and saved there.
+// defaultSeeds is what `run` runs without -seeds: the default mix, large enough to reach every
+// fault kind and every turn outcome, small enough to take seconds.
+const defaultSeeds = 10000
+
+// workersMax bounds -workers: the seeds are CPU-bound, so workers past the cores only add a
+// world's memory each (about 1.5 MB; 100,000 workers took 1.3 GB and did not finish).
+const workersMax = 256
+
+// selection is the seed selection shared by run, repro, shrink and fuzz-policy: which faults,
+// which planted mutant.
+type selection struct {
+	faults string
+	plant  string
+}
+
+func (s *selection) register(fs *flag.FlagSet, name string) {
+	fs.StringVar(&s.faults, "faults", "", "restrict every seed's swarm to these faults (comma-separated; '"+name+" faults' lists them)")
+	s.registerPlant(fs, name)
+}
+
+func (s *selection) registerPlant(fs *flag.FlagSet, name string) {
+	fs.StringVar(&s.plant, "plant", "", "run in a build of this command with this mutant planted ('"+name+" plants' lists them)")
+}
+
+// apply parses the fault list and checks -plant names the mutant this build carries.
+func (s *selection) apply() ([]string, error) {
+	var allowed []string
+	if s.faults != "" {
+		var err error
+		if allowed, err = faults.ParseList(s.faults); err != nil {
+			return nil, err
+		}
+	}
+	if err := setPlant(s.plant); err != nil {
+		return nil, err
+	}
+	return allowed, nil
+}
+
+// describe names the selection's flags, for a corpus file's foundBy.
+func (s *selection) describe() string {
+	var parts []string
+	if s.faults != "" {
+		parts = append(parts, "-faults "+s.faults)
+	}
+	if s.plant != "" {
+		parts = append(parts, "-plant "+s.plant)
+	}
+	return strings.Join(parts, " ")
+}
+
+// reproFileCommand is the command that replays a saved schedule under this selection.
+func (c *cli) reproFileCommand(s *selection, path string) string {
+	if s.plant != "" {
+		return c.self + " repro -plant " + s.plant + " " + shellQuote(path)
+	}
+	return c.self + " repro " + shellQuote(path)
+}
+
+// reproCommand is the one command that reproduces seed under this selection.
+func (c *cli) reproCommand(s *selection, seed int64) string {
+	cmd := c.self + " repro -seed " + fmt.Sprint(seed)
+	if s.plant != "" {
+		cmd += " -plant " + s.plant
+	}
+	if s.faults != "" {
+		cmd += " -faults " + s.faults
+	}
+	return cmd
+}
+
 func (c *cli) run(args []string) int {
-	fs := c.flagSet("run", "run [-seeds N] [-seed S] [-faults a,b] [-workers N] [-shard i/n] [-check-determinism] [-json] [-corpus DIR] [-shrink-budget D]")
-	seeds := fs.Int("seeds", 1000, "how many seeds to run")
-	start := fs.Int64("seed", 1, "the first seed")
-	fs.Int64Var(start, "start", 1, "the first seed (as -seed; simrun's name for it)")
-	faultNames := fs.String("faults", "", "restrict the swarm to these faults (comma-separated)")
-	workers := fs.Int("workers", 0, "seeds run in parallel (0: GOMAXPROCS)")
-	asJSON := fs.Bool("json", false, "print the summary as JSON")
-	corpus := fs.String("corpus", "", "shrink each failing seed and save its schedule in DIR")
-	budget := fs.Duration("shrink-budget", 30*time.Second, "wall time to spend shrinking, in all")
-	fs.DurationVar(budget, "shrink-time", 30*time.Second, "as -shrink-budget (simrun's name for it)")
-	shardFlag := fs.String("shard", "", "run only shard i of n of the range (i from 1), as simrun does")
-	determinism := fs.Bool("check-determinism", false, "run every seed twice and report a seed whose two logs differ")
-	positional, code, ok := parse(fs, args)
-	if !ok {
+	fs := c.flagSet("run", "run [-seeds N] [-start S | -seed S] [-workers K] [-shard i/n] [-faults a,b] [-json] [-check-determinism] [-corpus DIR] [-shrink-time D] [-progress auto|always|never] [-plant NAME]")
+	seeds := fs.Int("seeds", defaultSeeds, "how many seeds to run")
+	start := fs.Int64("start", 1, "the first seed")
+	seed := fs.Int64("seed", 0, "run this one seed (instead of -seeds and -start)")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), fmt.Sprintf("how many seeds run in parallel (1 to %d)", workersMax))
+	shard := fs.String("shard", "", "run only this machine's share i/n of the seed range (for CI matrices)")
+	asJSON := fs.Bool("json", false, "print the summary as one JSON object on stdout")
+	determinism := fs.Bool("check-determinism", false, "run every seed twice and report any whose logs differ")
+	shrinkTime := fs.Duration("shrink-time", defaultShrinkTime, "how long, in all, to minimise failures before keeping them (0: keep them as they are)")
+	corpusDir := fs.String("corpus", "corpus", "save the minimised failures as corpus files in this folder (\"\": do not)")
+	progressFlag := fs.String("progress", "auto", "progress on stderr: auto (a bar on a terminal, a line every 10 s elsewhere, on runs that last), always, or never")
+	var sel selection
+	sel.register(fs, c.name)
+	if code, ok := c.parseNoArguments(fs, args); !ok {
 		return code
 	}
-	if len(positional) > 0 {
-		return c.usageError("run takes no arguments, got %q", strings.Join(positional, " "))
+	set := setFlags(fs)
+	opts := sim.RunOptions{Start: *start, Count: *seeds, Workers: *workers, CheckDeterminism: *determinism, Agent: c.opts.Agent}
+	switch {
+	case set["seed"] && (set["seeds"] || set["start"] || set["shard"]):
+		return c.usageError("-seed runs one seed: it does not go with -seeds, -start or -shard")
+	case set["seed"]:
+		opts.Start, opts.Count = *seed, 1
+	case *seeds < 1:
+		return c.usageError("-seeds %d: need at least 1 seed", *seeds)
 	}
-	if *seeds < 1 {
-		return c.usageError("-seeds must be at least 1, got %d", *seeds)
+	if *workers < 1 || *workers > workersMax {
+		return c.usageError("-workers %d: need 1 to %d workers (seeds are CPU-bound: more workers than cores only add memory)", *workers, workersMax)
 	}
-	allowed, err := c.faults(*faultNames)
-	if err != nil {
-		return c.usageError("-faults: %v", err)
-	}
-	var shard sim.Shard
-	if *shardFlag != "" {
-		if shard, err = sim.ParseShard(*shardFlag); err != nil {
+	if *shard != "" {
+		var err error
+		if opts.Shard, err = sim.ParseShard(*shard); err != nil {
 			return c.usageError("-shard: %v", err)
 		}
 	}
-	s := sim.RunSeeds(sim.RunOptions{Start: *start, Count: *seeds, Workers: *workers, Faults: allowed, Shard: shard, CheckDeterminism: *determinism, Agent: c.opts.Agent})
+	if err := checkSeedRange(opts.Start, opts.Count, opts.Shard); err != nil {
+		return c.usageError("%v", err)
+	}
+	if *shrinkTime < 0 {
+		return c.usageError("-shrink-time %v is negative (0 keeps failures as they are)", *shrinkTime)
+	}
+	mode, err := parseProgressMode(*progressFlag)
+	if err != nil {
+		return c.usageError("%v", err)
+	}
+	if err := checkCorpusDir(*corpusDir); err != nil {
+		return c.usageError("-corpus: %v", err)
+	}
+	if opts.Faults, err = sel.apply(); err != nil {
+		return c.usageError("%v", err)
+	}
+	progress := newProgress(c.stderr, c.name, mode)
+	opts.ProgressFailing = func(done, total, failing int) { progress.update(done, total, failing) }
+	timed, tools := sim.TimeTools(opts.Agent)
+	opts.Agent = timed
+	tuneCollector(opts.Workers)
+	summary := sim.RunSeeds(opts)
+	progress.finish()
+	report := runReport{Summary: summary, DeterminismChecked: *determinism, Faults: slices.Sorted(slices.Values(listOrEmpty(opts.Faults))), Plant: sel.plant}
 	if *asJSON {
-		data, err := json.MarshalIndent(s, "", "  ")
+		out, err := json.Marshal(report)
 		if err != nil {
-			panic(err)
+			panic(c.name + ": invariant: a run's summary always encodes: " + err.Error())
 		}
-		fmt.Fprintln(c.stdout, string(data))
+		fmt.Fprintln(c.stdout, string(out))
 	} else {
-		c.printSummary(s)
+		c.printSummary(report, "")
+		c.printToolCoverage(tools)
 	}
-	deadline := time.Now().Add(*budget)
-	for i, f := range s.Failures {
-		if i == 10 {
-			fmt.Fprintf(c.stderr, "(%d more failing seeds)\n", len(s.Failures)-10)
-			break
-		}
-		fmt.Fprintf(c.stderr, "seed %d: %s\n  reproduce: %s repro -seed %d%s\n", f.Seed, f.Violations[0], c.opts.Command, f.Seed, c.faultsFlag(allowed))
-		if *corpus == "" || f.Violations[0].Property == sim.DeterminismProperty {
-			continue
-		}
-		property := f.Violations[0].Property
-		r := sim.ShrinkAgent(sim.NewSchedule(f.Seed, allowed), property, time.Until(deadline), c.opts.Agent)
-		path, err := sim.SaveToCorpus(*corpus, sim.CorpusEntry{Format: sim.CorpusFormat, Version: sim.CorpusVersion, TurnsimVersion: sim.Version, Property: property, Seed: f.Seed, FoundBy: c.opts.Command + " run", SizeBefore: r.SizeBefore, SizeAfter: r.SizeAfter, Schedule: r.Schedule})
-		if err != nil {
-			return c.usageError("could not save seed %d's schedule: %v", f.Seed, err)
-		}
-		fmt.Fprintf(c.stderr, "  shrunk %d → %d, saved %s; reproduce: %s repro %s\n", r.SizeBefore, r.SizeAfter, path, c.opts.Command, filepath.ToSlash(path))
+	for _, warning := range tools.Warnings() {
+		fmt.Fprintf(c.stderr, "%s: warning: %s\n", c.name, warning)
 	}
-	if s.FailingSeedCount > 0 {
+	if summary.Violations > 0 {
+		c.printFailures(summary, &sel)
+		c.keepFailures(summary, opts.Faults, *shrinkTime, *corpusDir, &sel)
 		return exitViolation
 	}
 	return exitOK
 }
 
-func (c *cli) faultsFlag(allowed []string) string {
-	if len(allowed) == 0 {
-		return ""
+// listOrEmpty is list, or an empty list for nil: the JSON summary says [] rather than null.
+func listOrEmpty(list []string) []string {
+	if list == nil {
+		return []string{}
 	}
-	return " -faults " + strings.Join(allowed, ",")
-}
-
-func (c *cli) printSummary(s sim.Summary) {
-	w := c.stdout
-	fmt.Fprintf(w, "seeds              %d (from %d, shard %s)\n", s.Seeds, s.FirstSeed, s.Shard)
-	fmt.Fprintf(w, "violations         %d\n", s.Violations)
-	for _, p := range c.propertyNames() {
-		if n := s.ViolationsByProperty[p]; n > 0 {
-			fmt.Fprintf(w, "  %-28s %d\n", p, n)
-		}
-	}
-	fmt.Fprintf(w, "failing seeds      %d\n", s.FailingSeedCount)
-	fmt.Fprintf(w, "faults exercised   %d of %d\n", len(s.FaultCoverage), len(faults.Names()))
-	fmt.Fprintf(w, "schedules/s        %.0f\n", s.SchedulesPerSecond)
+	return list
 }

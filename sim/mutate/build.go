@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"github.com/turnsim/turnsim/internal/atomicfile"
+	"github.com/turnsim/turnsim/internal/procgroup"
 )
 
 // Build compiles mainPackage (a package path or ./path, resolved in root) with the mutant
@@ -26,6 +29,7 @@ func Build(m Mutant, root, mainPackage, work string) (string, error) {
 	}
 	cmd := exec.Command(goCommand(), "build", "-overlay", overlayPath, "-o", binary, mainPackage)
 	cmd.Dir = root
+	procgroup.Follower(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
@@ -36,7 +40,8 @@ func Build(m Mutant, root, mainPackage, work string) (string, error) {
 
 // WriteOverlay writes the mutant's files and an overlay file mapping each original to its
 // mutated copy under work, for `go build -overlay` or `go test -overlay`, and returns the
-// overlay file's path.
+// overlay file's path. Each is written whole or not at all, and a target in work that is not a
+// regular file (a symlink planted there) is refused.
 func WriteOverlay(m Mutant, root, work string) (string, error) {
 	files, err := m.Apply(root)
 	if err != nil {
@@ -51,7 +56,7 @@ func WriteOverlay(m Mutant, root, work string) (string, error) {
 		}
 		n++
 		mutated := filepath.Join(work, fmt.Sprintf("%d-%s", n, filepath.Base(path)))
-		if err := os.WriteFile(mutated, content, 0o644); err != nil {
+		if err := atomicfile.Write(mutated, content); err != nil {
 			return "", fmt.Errorf("mutate: %w", err)
 		}
 		overlay.Replace[path] = mutated
@@ -61,7 +66,7 @@ func WriteOverlay(m Mutant, root, work string) (string, error) {
 		return "", fmt.Errorf("mutate: %w", err)
 	}
 	overlayPath := filepath.Join(work, "overlay.json")
-	if err := os.WriteFile(overlayPath, data, 0o644); err != nil {
+	if err := atomicfile.Write(overlayPath, data); err != nil {
 		return "", fmt.Errorf("mutate: %w", err)
 	}
 	return overlayPath, nil

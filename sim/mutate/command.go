@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,8 +19,13 @@ import (
 type Defaults struct {
 	// Command is how the user runs the command, for usage lines ("simrun", "go run ./cmd/mysim").
 	Command string
-	Dir     string
-	Main    string
+	// Name is the program's name in its messages ("simrun: -seeds must be …"); "" is Command.
+	Name string
+	Dir  string
+	Main string
+	// Work is the folder under which each mutant's build folder is made ("": the system's
+	// temporary folder); a caller that removes it when interrupted leaves nothing behind.
+	Work string
 }
 
 // Exit codes, as simrun's: every mutant caught by its property, one not, bad usage or a mutant
@@ -30,6 +36,9 @@ const (
 	exitUsage  = 2
 )
 
+// workersMax bounds -workers: each worker builds a mutant (a go build of its own) and runs it.
+const workersMax = 64
+
 // seedsDefault bounds the seeds per mutant: turnsim's slowest carried-over mutant needs a few
 // hundred, so this leaves a margin without letting a survivor run for minutes.
 const seedsDefault = 2000
@@ -37,10 +46,14 @@ const seedsDefault = 2000
 // Main is the `mutate` command: it parses args, hunts the mutants and prints the table (or the
 // report as JSON), and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer, d Defaults) int {
+	name := d.Name
+	if name == "" {
+		name = d.Command
+	}
 	fs := flag.NewFlagSet("mutate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s mutate [-mutants a,b] [-seeds N] [-workers K] [-dir DIR] [-main PKG] [-shrink-time D] [-json] [-list [-markdown]] [-overlay NAME [-o DIR]]\n\n", d.Command)
+		fmt.Fprintf(stderr, "usage: %s mutate [-mutants a,b] [-seeds N] [-workers K] [-dir DIR] [-main PKG] [-shrink-time D] [-json] [-list [-markdown]] [-overlay NAME [-o DIR]]\n\n", name)
 		fmt.Fprintln(stderr, "Builds each mutant (a NAME.patch in -dir, planted with go build -overlay), runs seeds until its property")
 		fmt.Fprintln(stderr, "fails or -seeds is reached, and prints mutant, killed by, seeds to kill, shrunk size and time.")
 		fmt.Fprintln(stderr, "Exit codes: 0 every mutant caught by its property, 1 one was not, 2 bad usage or a mutant that does not apply or build.")
@@ -66,7 +79,7 @@ func Main(args []string, stdout, stderr io.Writer, d Defaults) int {
 		return exitUsage
 	}
 	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "%s: %s\n", d.Command, fmt.Sprintf(format, a...))
+		fmt.Fprintf(stderr, "%s: %s\n", name, fmt.Sprintf(format, a...))
 		return exitUsage
 	}
 	switch {
@@ -74,8 +87,10 @@ func Main(args []string, stdout, stderr io.Writer, d Defaults) int {
 		return usage("mutate takes no arguments, got %q", strings.Join(fs.Args(), " "))
 	case *seeds < 1:
 		return usage("-seeds must be at least 1, got %d", *seeds)
-	case *workers < 1:
-		return usage("-workers must be at least 1, got %d", *workers)
+	case *start > math.MaxInt64-int64(*seeds-1):
+		return usage("-start %d with -seeds %d runs past the largest seed %d: start at most at %d", *start, *seeds, int64(math.MaxInt64), math.MaxInt64-int64(*seeds-1))
+	case *workers < 1 || *workers > workersMax:
+		return usage("-workers must be 1 to %d, got %d (each builds and runs a mutant at once)", workersMax, *workers)
 	case *shrinkTime < 0:
 		return usage("-shrink-time %v is negative (0 keeps schedules as they are)", *shrinkTime)
 	case *mainPackage == "":
@@ -115,7 +130,7 @@ func Main(args []string, stdout, stderr io.Writer, d Defaults) int {
 	}
 	var mu sync.Mutex
 	finished := 0
-	results := Run(mutants, Options{Root: root, Main: *mainPackage, Start: *start, Seeds: *seeds, Workers: *workers, ShrinkTime: *shrinkTime,
+	results := Run(mutants, Options{Root: root, Main: *mainPackage, Start: *start, Seeds: *seeds, Workers: *workers, ShrinkTime: *shrinkTime, Work: d.Work,
 		Done: func(r Result) {
 			mu.Lock()
 			defer mu.Unlock()

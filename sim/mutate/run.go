@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/turnsim/turnsim/internal/procgroup"
 )
 
 // Options say how mutants are built and hunted.
@@ -30,6 +32,9 @@ type Options struct {
 	ShrinkTime time.Duration
 	// Done, if set, is told of each mutant as it finishes (in any order).
 	Done func(Result)
+	// Work is the folder under which each mutant's build folder is made ("": the system's
+	// temporary folder).
+	Work string
 }
 
 // Statuses of a mutant after its hunt.
@@ -95,7 +100,7 @@ func hunt(m Mutant, opts Options) (r Result) {
 	began := time.Now()
 	r = Result{Name: m.Name, Property: m.Property, Doc: m.Doc, Status: Survived}
 	defer func() { r.Seconds = time.Since(began).Seconds() }()
-	work, err := os.MkdirTemp("", "turnsim-mutant-"+m.Name+"-")
+	work, err := os.MkdirTemp(opts.Work, "turnsim-mutant-"+m.Name+"-")
 	if err != nil {
 		return failed(r, err)
 	}
@@ -174,6 +179,7 @@ func runSeeds(binary, dir string, start, count int64, corpus string, shrinkTime 
 	args := []string{"run", "-json", "-start", strconv.FormatInt(start, 10), "-seeds", strconv.FormatInt(count, 10), "-workers", "1", "-corpus", corpus, "-shrink-time", shrinkTime.String()}
 	cmd := exec.Command(binary, args...)
 	cmd.Dir = dir
+	procgroup.Follower(cmd) // it dies with this process, and an interrupt of its group reaches it
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -192,3 +192,21 @@ func TestMainExitCodesAndTable(t *testing.T) {
 		assert.Equal(t, exitUsage, code, "%v", bad)
 	}
 }
+
+// A seed range that runs past the largest int64 seed is refused, naming the last start that
+// fits: it used to wrap to negative seeds. -workers is bounded too.
+func TestMainRefusesARangePastTheLastSeed(t *testing.T) {
+	run := func(args ...string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		code := Main(args, &stdout, &stderr, Defaults{Command: "go run ./cmd/toy", Name: "toy", Dir: "mutants", Main: "./toy"})
+		return code, stderr.String()
+	}
+	code, errOut := run("-start", "9223372036854775807")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "toy: -start 9223372036854775807 with -seeds 2000 runs past the largest seed 9223372036854775807: start at most at 9223372036854773808")
+	code, errOut = run("-start", "9223372036854775807", "-seeds", "1", "-list")
+	assert.NotContains(t, errOut, "runs past", "one seed from the last fits")
+	code, errOut = run("-workers", "1000")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "-workers must be 1 to 64, got 1000")
+}

@@ -1,6 +1,6 @@
-// Command weathersim is simrun for the weather agent: every simrun command that runs an agent
-// (run, repro, shrink, check, properties), on this agent, with its own property; and mutate,
-// which builds this command with each mutant in mutants/ planted and hunts it.
+// Command weathersim is simrun for the weather agent: every simrun command (run, repro, shrink,
+// check, merge, policy, fuzz-policy, faults, properties, mutate, plants), on this agent, with its
+// own property; mutate builds this command with each mutant in mutants/ planted and hunts it.
 //
 //	go run ./cmd/weathersim run -seeds 2000 -corpus corpus
 //	go run ./cmd/weathersim mutate

@@ -17,7 +17,7 @@ func TestMutantThroughOwnSimrun(t *testing.T) {
 		t.Skip("needs the cancelled-answers-empty-forecast mutant planted (go test -overlay)")
 	}
 	corpus := t.TempDir()
-	code, out, stderr := weathersimRun("run", "-seeds", "200", "-corpus", corpus, "-shrink-budget", "10s")
+	code, out, stderr := weathersimRun("run", "-seeds", "200", "-corpus", corpus, "-shrink-time", "10s")
 	require.Equal(t, 1, code, out+stderr)
 	assert.Contains(t, out, "forecast-names-its-city")
 	assert.Contains(t, stderr, "reproduce: go run ./cmd/weathersim repro -seed ")

@@ -1,0 +1,89 @@
+//go:build unix
+
+package cli_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A crash no recover can catch (a panic on another goroutine) exits 3 through the supervisor,
+// naming the command that reproduces it; a panic on the command's own goroutine too; bad usage
+// stays 2. For a user's command as for simrun: the supervision is sim/cli's.
+func TestTheSupervisorTellsACrashFromBadUsage(t *testing.T) {
+	usersim := binaries(t)[1]
+	breaking := []string{"USERSIM_BREAKING=1"}
+	r := runBinary(t, usersim, "", breaking, "break-elsewhere")
+	assert.Equal(t, 3, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "panic: planted: a worker broke")
+	assert.Contains(t, r.stderr, "usersim: internal error: usersim crashed")
+	assert.Contains(t, r.stderr, "Reproduce: "+usersim.path+" break-elsewhere")
+
+	r = runBinary(t, usersim, "", breaking, "break-here", "it's")
+	assert.Equal(t, 3, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "usersim: internal error: planted: an invariant broke")
+	assert.Contains(t, r.stderr, "Reproduce: "+usersim.path+` break-here 'it'\''s'`)
+
+	r = runBinary(t, usersim, "", breaking, "frobnicate")
+	assert.Equal(t, 2, r.code)
+	assert.NotContains(t, r.stderr, "internal error")
+}
+
+// A reader that goes away (simrun scenarios | head -1) ends the command with SIGPIPE's usual
+// code, not as a bug.
+func TestAReaderGoneAwayIsTheUsersDoing(t *testing.T) {
+	for _, b := range binaries(t) {
+		reader, writer, err := os.Pipe()
+		require.NoError(t, err)
+		require.NoError(t, reader.Close()) // gone before the first write
+		cmd := exec.Command(b.path, "properties")
+		var stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = writer, &stderr
+		require.NoError(t, cmd.Start())
+		writer.Close()
+		cmd.Wait()
+		assert.Equal(t, 128+13, cmd.ProcessState.ExitCode(), "%s: %s", b.name, stderr.String())
+		assert.NotContains(t, stderr.String(), "internal error")
+	}
+}
+
+// -plant and mutate work for a user's command as for simrun: the planted run finds the mutant
+// with the agent's own property, prints a repro line naming the binary, saves the shrunk failure,
+// and the saved file reproduces it; mutate catches the mutant with its property.
+func TestPlantAndMutateOnAUsersCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a mutant")
+	}
+	usersim := binaries(t)[1]
+	corpus := t.TempDir()
+	r := runBinary(t, usersim, "", nil, "run", "-plant", usersim.mutant, "-seeds", "100", "-corpus", corpus, "-shrink-time", "5s")
+	require.Equal(t, 1, r.code, r.stderr)
+	assert.Contains(t, r.stdout, "mutant             lookup-answers-one-order planted")
+	assert.Contains(t, r.stdout, "lookup-answers-its-order ")
+	repro := regexp.MustCompile(`reproduce: ` + regexp.QuoteMeta(usersim.path) + ` (repro -seed \d+ -plant lookup-answers-one-order)`).FindStringSubmatch(r.stderr)
+	require.NotNil(t, repro, r.stderr)
+	files, err := filepath.Glob(filepath.Join(corpus, "lookup-answers-its-order-seed*.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files, r.stderr)
+
+	again := runBinary(t, usersim, "", nil, strings.Fields(repro[1])...)
+	assert.Equal(t, 1, again.code, again.stderr)
+	assert.Contains(t, again.stdout, "lookup-answers-its-order")
+	saved := runBinary(t, usersim, "", nil, "repro", "-plant", usersim.mutant, files[0])
+	assert.Equal(t, 1, saved.code, saved.stderr)
+	assert.Contains(t, saved.stdout, "lookup-answers-its-order")
+	clean := runBinary(t, usersim, "", nil, "repro", files[0])
+	assert.Equal(t, 0, clean.code, "without the mutant the schedule passes: %s", clean.stdout)
+
+	hunted := runBinary(t, usersim, "", nil, "mutate", "-seeds", "300", "-shrink-time", "2s")
+	assert.Equal(t, 0, hunted.code, hunted.stdout+hunted.stderr)
+	assert.Contains(t, hunted.stdout, "lookup-answers-one-order  lookup-answers-its-order")
+	assert.Contains(t, hunted.stdout, "1 mutants: 1 killed by their property")
+}

@@ -1,0 +1,166 @@
+//go:build unix
+
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/turnsim/turnsim/internal/procgroup"
+)
+
+// supervise runs the command in a child process and returns the exit code to leave with.
+// supervised is false when this process must run the command itself: it is the child, or no
+// child could be started.
+func supervise(args []string, name, self string) (code int, supervised bool) {
+	if value := os.Getenv(supervisedEnv); value != "" {
+		os.Unsetenv(supervisedEnv)
+		// Set by a supervisor, the variable names it: then fds 3 and 4 are its pipes. Set by
+		// hand (SIMRUN_SUPERVISED=1), it only says to run without one, and fds 3 and 4 are
+		// whatever the caller left there, not to be read or written.
+		if value == supervisorMark(os.Getppid()) {
+			supervisedChild = true
+			watchLifeline()
+		}
+		return 0, false
+	}
+	executable, err := os.Executable()
+	if err != nil {
+		return 0, false
+	}
+	codeReader, codeWriter, err := os.Pipe()
+	if err != nil {
+		return 0, false
+	}
+	lifeReader, lifeWriter, err := os.Pipe()
+	if err != nil {
+		codeReader.Close()
+		codeWriter.Close()
+		return 0, false
+	}
+	child := exec.Command(executable, args...)
+	child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
+	child.ExtraFiles = []*os.File{codeWriter, lifeReader} // the child's fds 3 and 4
+	child.Env = append(os.Environ(), supervisedEnv+"="+supervisorMark(os.Getpid()))
+	procgroup.Leader(child)
+	signals := make(chan os.Signal, 8)
+	signal.Notify(signals, procgroup.Catchable(procgroup.Forwarded...)...)
+	defer signal.Stop(signals)
+	runtime.LockOSThread() // the child's Pdeathsig follows the thread that starts it: keep it
+	defer runtime.UnlockOSThread()
+	if err := child.Start(); err != nil {
+		codeWriter.Close()
+		lifeReader.Close()
+		codeReader.Close()
+		lifeWriter.Close()
+		return 0, false
+	}
+	codeWriter.Close()
+	lifeReader.Close()
+	// lifeWriter stays open, unwritten, for as long as this process lives.
+	var quit atomic.Bool
+	go func() {
+		for s := range signals {
+			if s == procgroup.Quit {
+				quit.Store(true)
+				child.Process.Signal(s) // the child dumps its goroutines and stops its group
+				continue
+			}
+			procgroup.SignalGroup(child.Process.Pid, s)
+		}
+	}()
+	reported := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(codeReader).ReadString('\n')
+		reported <- strings.TrimSpace(line)
+	}()
+	waitErr := child.Wait()
+	// Whatever the child left of its group (it crashed while a mutant ran) goes with it.
+	procgroup.SignalGroup(child.Process.Pid, syscall.SIGKILL)
+	lifeWriter.Close()
+	if n, err := strconv.Atoi(<-reported); err == nil {
+		return n, true
+	}
+	if quit.Load() {
+		fmt.Fprintln(os.Stderr, "quit (SIGQUIT)")
+		return exitInternal, true
+	}
+	return crashed(args, name, self, waitErr), true
+}
+
+// supervisorMark is the value of supervisedEnv a supervisor of process id pid gives its child.
+func supervisorMark(pid int) string { return "supervisor-" + strconv.Itoa(pid) }
+
+// watchLifeline stops the child when its supervisor is gone: the pipe's only writer, the
+// supervisor, never writes, so a read returns only when the supervisor's end closes.
+func watchLifeline() {
+	f := os.NewFile(lifelineFD, "lifeline")
+	if f == nil {
+		return
+	}
+	if info, err := f.Stat(); err != nil || info.Mode()&os.ModeNamedPipe == 0 {
+		return // not the supervisor's pipe: nothing to watch
+	}
+	go func() {
+		io.Copy(io.Discard, f)
+		stop(syscall.SIGTERM)
+	}()
+}
+
+// catchSignals makes a stopping signal stop the command (see stop). It returns the function
+// that lets the signals go again.
+func catchSignals() (release func()) {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, procgroup.Catchable(append(procgroup.Stopping, procgroup.Quit)...)...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-signals:
+			stop(s)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(signals)
+		close(done)
+	}
+}
+
+// crashed reports a child that ended without choosing an exit code: ended by a signal from
+// outside (the usual 128+signal, not a bug), or crashed (exit 3, a bug).
+func crashed(args []string, name, self string, waitErr error) int {
+	var exit *exec.ExitError
+	if errors.As(waitErr, &exit) {
+		if status, ok := exit.Sys().(syscall.WaitStatus); ok && status.Signaled() {
+			switch sig := status.Signal(); sig {
+			case syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGPIPE:
+				// Interrupted, terminated, or its reader went away (simrun … | head): the
+				// user's doing, not a bug.
+				return 128 + int(sig)
+			case syscall.SIGKILL:
+				fmt.Fprintf(os.Stderr, "%s: killed (SIGKILL: by the kernel's out-of-memory killer, or kill -9)\n", name)
+				return 128 + int(sig)
+			default:
+				fmt.Fprintf(os.Stderr, "%s: internal error: %s was killed by %v\n", name, name, sig)
+				return internalExit(args, name, self)
+			}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "%s: internal error: %s crashed (%v; its trace is above)\n", name, name, waitErr)
+	return internalExit(args, name, self)
+}
+
+func internalExit(args []string, name, self string) int {
+	fmt.Fprintf(os.Stderr, "This is a bug in %s, not in your input or in the harness.\nReproduce: %s\nPlease report it with this message.\n", name, reproduceLine(self, args))
+	return exitInternal
+}
