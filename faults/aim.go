@@ -226,10 +226,14 @@ func (a Aim) Apply(plan *Plan, rng *rand.Rand) {
 	case Preemption:
 		plan.PreemptRate = 1
 	case CancelDuringTool:
-		for _, at := range []int64{0, later()} {
+		// Each cancel is followed, some time later, by the user asking again: what comes of a
+		// call cancelled mid-way shows in the turn after it (a re-sent request, say).
+		for i, at := range []int64{0, later()} {
 			action := Action{AtMs: at, Kind: ActDuringTool, Tool: a.Param, AfterMs: d.between(0, 1000), Fault: CancelDuringTool}
-			plan.Actions = append(plan.Actions, d.aimedThen(action, ActCancel))
+			again := Action{AtMs: d.between(at, max(plan.HorizonMs, at+1)-1), Kind: ActFollowup, Text: sendText(sendAim, i+1)}
+			plan.Actions = append(plan.Actions, d.aimedThen(action, ActCancel), again)
 		}
+		ensureToolCalls(plan, d)
 	case CancelAtTimer:
 		for _, at := range []int64{0, later()} {
 			timer := a.Param
@@ -258,6 +262,23 @@ func (a Aim) Apply(plan *Plan, rng *rand.Rand) {
 		panic(fmt.Sprintf("faults: invariant: aim %q was not parsed by ParseAim", a))
 	}
 	plan.Actions = byTime(plan.Actions)
+}
+
+// aimedToolCallsEvery is how often a cancel-during-tool aim makes an answer ask for a tool call:
+// every third answer, so that there is a call for the cancel to land in and, some requests
+// later, one to ask again.
+const aimedToolCallsEvery = 3
+
+// ensureToolCalls makes every aimedToolCallsEvery-th answer of the plan ask for one tool call
+// (unless it asks for some already): calls for the aim to land in. The call is to an exclusive
+// tool, which the world maps onto the user's tools like any planned call.
+func ensureToolCalls(plan *Plan, d drawer) {
+	for i := 0; i < len(plan.Answers); i += aimedToolCallsEvery {
+		if a := &plan.Answers[i]; len(a.Calls) == 0 || a.Finish != harness.FinishToolCalls {
+			*a = Answer{Chunks: int(d.between(0, 1)), ChunkDelayMs: d.between(5, 100), Finish: harness.FinishToolCalls,
+				Calls: []Call{{Name: ExclusiveTools[0], LatencyMs: d.between(1, 50), Outcome: OutcomeOK}}}
+		}
+	}
 }
 
 // ensureRetryableFailure makes the plan's first answer a retryable failure, unless one of its

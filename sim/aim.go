@@ -25,6 +25,11 @@ type aimer struct {
 	userTools bool
 	// canceller is set while a during-tool action waits for its moment in a task of its own.
 	canceller bool
+	// resend is the input of the user's call a during-tool cancel cut short, and resendTool its
+	// tool: the next call the model asks of that tool asks again with it (resent). pendingInput
+	// and pendingTool are the call the canceller waits in.
+	resend, resendTool        string
+	pendingInput, pendingTool string
 }
 
 // armedAim is an aimed action whose time has come. plan is the plan's own action, read only.
@@ -87,6 +92,27 @@ func (m *aimer) timerStarted(kind string, d time.Duration) {
 	})
 }
 
+// userToolStarted is toolStarted for a call of the user's tool with input: a cancel that cuts it
+// short has the model ask for it again (resent), as a user re-sends a request it never heard
+// back from.
+func (m *aimer) userToolStarted(tool, input string, index int) {
+	m.toolStarted(tool, 0, index)
+	if m.canceller && m.pendingInput == "" {
+		m.pendingTool, m.pendingInput = tool, input
+	}
+}
+
+// resent is the input the model's next call of tool asks again with, once, if a during-tool
+// cancel cut a call of it short.
+func (m *aimer) resent(tool string) (string, bool) {
+	if m == nil || m.resendTool != tool || m.resend == "" {
+		return "", false
+	}
+	input := m.resend
+	m.resend, m.resendTool = "", ""
+	return input, true
+}
+
 // toolStarted is told that a call of tool starts now (the user's tool itself, or turnsim's
 // simulated one with its planned latency latencyMs), its run recorded at index of the trace's
 // tools: an armed during-tool action for it lands AfterMs into the call, if the call still runs
@@ -106,7 +132,7 @@ func (m *aimer) toolStarted(tool string, latencyMs int64, index int) {
 	m.canceller = true
 	w := m.world
 	w.rt.Go("aimed "+arm.plan.Then+" during "+tool, func() {
-		defer func() { m.canceller = false }()
+		defer func() { m.canceller, m.pendingTool, m.pendingInput = false, "", "" }()
 		w.rt.Sleep(ms(after))
 		t := w.tracer
 		t.mu.Lock()
@@ -114,6 +140,7 @@ func (m *aimer) toolStarted(tool string, latencyMs int64, index int) {
 		t.mu.Unlock()
 		if running {
 			arm.fired = true
+			m.resendTool, m.resend = m.pendingTool, m.pendingInput
 			m.land(arm)
 		}
 	})

@@ -270,7 +270,9 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 	args.Call.ID, args.Call.Arguments = "", "" // as delivered, they are no part of what the world encodes
 	if u := s.provider.userTools; u != nil {
 		name = u.rename(call.Name)
-		if u.known(name) && call.Arguments == "" {
+		if resent, ok := s.provider.tracer.aimer.resent(name); ok && u.known(name) && call.Arguments == "" {
+			args.Input = resent // the model asks again for the call a cancel cut short (aim.go)
+		} else if u.known(name) && call.Arguments == "" {
 			args.Input = u.input(name)
 		} else if u.known(name) {
 			args.Input = call.Arguments // the user's tool gets what the incident's model sent

@@ -105,7 +105,7 @@ func userTool(tool harness.Tool, rt harness.Runtime, t *tracer) func(context.Con
 			}
 		}()
 		if m := t.aimer; m != nil {
-			m.toolStarted(tool.Name, 0, run.index)
+			m.userToolStarted(tool.Name, args.Input, run.index)
 		}
 		content, err = tool.Run(toolCtx, args.Input)
 		if call.IgnoreCancel && ctx.Err() != nil {
