@@ -12,6 +12,10 @@ const (
 	GroupTools    = "tools"
 	GroupUser     = "user"
 	GroupHost     = "host"
+	// GroupWire are the faults of the wire: an answer sent as bytes to a real adapter (an
+	// Answer with a Wire form). They come last in the catalogue, and only a seed's wire draw
+	// (DrawWire) switches them on.
+	GroupWire = "wire"
 )
 
 // Fault is one named way things go wrong.
@@ -73,6 +77,20 @@ const (
 	DisposeBetweenCheckAndWait = "dispose-between-check-and-wait"
 	WakeDuringFailedTurn       = "wake-during-failed-turn"
 	PowerLossAfterCutBack      = "power-loss-after-cut-back"
+	// The wire's faults (draw_wire.go): last, since the swarm does not draw them.
+	WireRetryAfterMs           = "wire-retry-after-ms"
+	WireRetryAfterSeconds      = "wire-retry-after-seconds"
+	WireRetryAfterDate         = "wire-retry-after-date"
+	WireRetryAfterJunk         = "wire-retry-after-junk"
+	WireStatus                 = "wire-status"
+	WireContextOverflow        = "wire-context-overflow"
+	WireQuota                  = "wire-quota"
+	WireStreamError            = "wire-stream-error"
+	WireMalformedEvent         = "wire-malformed-event"
+	WireCut                    = "wire-cut"
+	WireStall                  = "wire-stall"
+	WireFinishReason           = "wire-finish-reason"
+	WireEmptyArguments         = "wire-empty-arguments"
 )
 
 // catalogue is the table of faults as a slice; catalogueTable is the same table as an array, whose
@@ -129,6 +147,19 @@ var catalogueTable = [...]Fault{
 	{DisposeBetweenCheckAndWait, GroupHost, "the agent is disposed, the llm-retry plugin ends or the step is cancelled between the plugin's last disposed check and its backoff wait"},
 	{WakeDuringFailedTurn, GroupUser, "a waking send arrives while a turn that failed before its first claim (its turn/start, step/start or claim refused by the store) winds down"},
 	{PowerLossAfterCutBack, GroupHost, "the disk fails an append's sync after the bytes reached it; the file store cuts the file back, and the machine loses power right after, before any later durable point"},
+	{WireRetryAfterMs, GroupWire, "over the wire, a failure's Retry-After sent as retry-after-ms (decimal milliseconds), alone or with a Retry-After that must lose to it"},
+	{WireRetryAfterSeconds, GroupWire, "over the wire, a failure's Retry-After sent as delay-seconds (whole seconds, rounded up): read in seconds, not milliseconds"},
+	{WireRetryAfterDate, GroupWire, "over the wire, a failure's Retry-After sent as an HTTP-date (IMF-fixdate, RFC 850 or asctime), measured against the clock"},
+	{WireRetryAfterJunk, GroupWire, "over the wire, a Retry-After no reader may take (fractional seconds, an RFC 3339 date, a past date, a word, a number past float range): no hint"},
+	{WireStatus, GroupWire, "over the wire, an error status with its body: 408 TIMEOUT; 500, 502, 503, 504, 529 SERVER; 400, 401, 403, 404, 501 UNKNOWN; the status kept"},
+	{WireContextOverflow, GroupWire, "over the wire, a 400 or 413 whose error names the context window in one of the providers' wordings or codes: CONTEXT_WINDOW_EXCEEDED"},
+	{WireQuota, GroupWire, "over the wire, a 429 that is a spent quota (insufficient_quota), with a Retry-After: UNKNOWN, its status kept, no hint"},
+	{WireStreamError, GroupWire, "over the wire, an error event inside a 200 stream, after 0 to 2 chunks, named by its type or (OpenAI) by its code alone: overloaded and server errors SERVER, rate limits RATE_LIMIT, timeouts TIMEOUT, context overflows CONTEXT_WINDOW_EXCEEDED, others UNKNOWN; no status, no hint"},
+	{WireMalformedEvent, GroupWire, "over the wire, an event that does not decode, after 0 to 2 chunks and before the rest of the answer: TRANSPORT, never the end of the stream nor a skipped event"},
+	{WireCut, GroupWire, "over the wire, the connection cut before any response or mid-body: TRANSPORT, its message naming the endpoint"},
+	{WireStall, GroupWire, "over the wire, the server goes silent (before the response or after 0 to 2 chunks) until the adapter's own request deadline ends the request: TIMEOUT, at the deadline"},
+	{WireFinishReason, GroupWire, "over the wire, an answer that ends with a finish reason the harness has no outcome for (content_filter, refusal, pause_turn, a new one): UNKNOWN carrying the reason"},
+	{WireEmptyArguments, GroupWire, "over the wire, a tool call (to a tool nobody registered) streamed with no arguments: the harness gets {} and the next request sends it back as a JSON object"},
 }
 
 // Catalogue returns every fault in a stable order.

@@ -56,11 +56,11 @@ func DrawSchedule(rng *rand.Rand, allowed []string) (Swarm, Plan) {
 // catalogue position, which is the table's; the map is made from the table
 // (swarmRates.swarm), once its size is known.
 func drawSwarm(rng *rand.Rand, allowed []string, rates *swarmRates) (switchedOn int) {
-	at := allPositions[:]
+	at := allPositions[:swarmFaults]
 	if allowed != nil {
 		at = make([]int, 0, len(catalogue))
 		for i, f := range catalogue {
-			if slices.Contains(allowed, f.Name) {
+			if f.Group != GroupWire && slices.Contains(allowed, f.Name) {
 				at = append(at, i)
 			}
 		}

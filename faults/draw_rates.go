@@ -190,6 +190,32 @@ func faultIndex(name string) int {
 		return 47
 	case PowerLossAfterCutBack:
 		return 48
+	case WireRetryAfterMs:
+		return 49
+	case WireRetryAfterSeconds:
+		return 50
+	case WireRetryAfterDate:
+		return 51
+	case WireRetryAfterJunk:
+		return 52
+	case WireStatus:
+		return 53
+	case WireContextOverflow:
+		return 54
+	case WireQuota:
+		return 55
+	case WireStreamError:
+		return 56
+	case WireMalformedEvent:
+		return 57
+	case WireCut:
+		return 58
+	case WireStall:
+		return 59
+	case WireFinishReason:
+		return 60
+	case WireEmptyArguments:
+		return 61
 	}
 	return -1
 }

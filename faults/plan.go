@@ -70,6 +70,9 @@ type Answer struct {
 	// a failure or an empty answer's finish, and where a call or a finish would come at once.
 	// Past its end, the answer waits as it would without it.
 	DelaysMs []int64 `json:"delaysMs,omitempty"`
+	// Wire, when set, sends the answer as bytes to a real adapter (see Wire); nil: the
+	// simulator's provider model serves it.
+	Wire *Wire `json:"wire,omitempty"`
 }
 
 // Fail is how an answer fails, after its chunks.
@@ -323,6 +326,9 @@ func (a Answer) validate() error {
 			return fmt.Errorf("delaysMs[%d] %d is outside [0, %d]", i, d, DurationMsMax)
 		}
 	}
+	if err := a.validateWire(); err != nil {
+		return err
+	}
 	if a.NilStream {
 		if a.Chunks > 0 || a.Fail != nil || len(a.Calls) > 0 || a.IgnoreCancel || a.Goexit {
 			return fmt.Errorf("nilStream returns no stream: no chunks, fail, calls, ignoreCancel or goexit")
@@ -338,6 +344,9 @@ func (a Answer) validate() error {
 	if a.Fail != nil {
 		if a.Fail.Code == "" && !a.Fail.Plain {
 			return fmt.Errorf("fail.code is empty")
+		}
+		if err := validCode(a.Fail); err != nil {
+			return err
 		}
 		if math.IsNaN(a.Fail.RetryAfterMs) || math.Abs(a.Fail.RetryAfterMs) > RetryAfterMax {
 			return fmt.Errorf("fail.retryAfterMs %g is not finite and within ±%g", a.Fail.RetryAfterMs, RetryAfterMax)

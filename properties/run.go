@@ -70,6 +70,8 @@ type Trace struct {
 	// (a fallback to another model): each re-sends a request that no budget of llm-retry's or
 	// compaction's covers.
 	HandlerRetries []HandlerRetry
+	// Wire are the requests the world answered as bytes to a real adapter (wirechecks.go).
+	Wire []WireExchange
 }
 
 // HandlerRetry is one retry a user's handler granted, in a turn's step.

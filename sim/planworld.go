@@ -38,6 +38,8 @@ type planProvider struct {
 	messages []properties.RequestMessage
 	// llmErrors is room for the next failures' errors (newLlmError).
 	llmErrors []harness.LlmError
+	// wire is the world's wire to real adapters, made when an answer first goes on it (wire.go).
+	wire *wireRoute
 }
 
 // streamsBuffered is how many streams newStream makes room for at a time: a schedule of the
@@ -76,6 +78,9 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 		answer = &p.plan.Answers[p.served]
 	}
 	p.served++
+	if answer.Wire != nil && WireRegistered() {
+		return p.wireStream(ctx, request, answer)
+	}
 	record := properties.Request{
 		Turn: request.Turn, Step: request.Step, Attempt: request.Attempt,
 		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault, Messages: p.requestMessages(request.Messages),

@@ -96,7 +96,11 @@ func TestRapidSchedulesRoundTrip(t *testing.T) {
 // fault draws a plan that uses it. A fault added to the catalogue without a way for PlanGen to
 // draw it fails here (a provider fault without a shape panics first).
 func TestPlanGenReachesEveryFault(t *testing.T) {
-	for _, name := range faults.Names() {
+	for _, f := range faults.Catalogue() {
+		name := f.Name
+		if f.Group == faults.GroupWire {
+			continue // the wire's, drawn apart by faults.DrawWire for a registered wire (sim/wire's tests)
+		}
 		plans := PlanGen([]string{name})
 		reached := false
 		for seed := 0; seed < 200 && !reached; seed++ {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/turnsim/turnsim/faults"
@@ -65,6 +66,8 @@ func deriveSeed(seed int64, stream uint64) int64 { return splitmix.Derive(seed, 
 // the whole catalogue), as simrun's -faults flag does.
 func NewSchedule(seed int64, allowed []string) Schedule {
 	swarm, plan := faults.DrawSchedule(faults.NewRand(deriveSeed(seed, streamPlan)), allowed)
+	plan, wired := withWire(seed, allowed, plan)
+	maps.Copy(swarm, wired)
 	return scheduleOf(seed, swarm, plan)
 }
 
@@ -72,6 +75,7 @@ func NewSchedule(seed int64, allowed []string) Schedule {
 // and reads nothing of it (RunSeedAgent): a run reads the plan and the strategy, never the swarm.
 func newRunSchedule(seed int64, allowed []string) Schedule {
 	_, plan := faults.DrawSchedule(faults.NewRand(deriveSeed(seed, streamPlan)), allowed)
+	plan, _ = withWire(seed, allowed, plan)
 	return scheduleOf(seed, nil, plan)
 }
 
@@ -125,7 +129,10 @@ func (s Schedule) Validate() error {
 			return err
 		}
 	}
-	return s.Plan.Validate()
+	if err := s.Plan.Validate(); err != nil {
+		return err
+	}
+	return needsWire(&s.Plan)
 }
 
 // ScheduleBytesMax bounds a schedule or corpus file: drawn and shrunk schedules are a few KB, so

@@ -167,6 +167,7 @@ func runWorldInto(schedule Schedule, agent Agent, s *scratch, out *Outcome) *wor
 		w.disk.spare = s.takeLog()
 	}
 	report := scheduler.Run("main", w.play)
+	w.provider.releaseWire(hung(report))
 	if report.Preempted > 0 && schedule.Plan.PreemptRate > 0 {
 		w.tracer.strike(faults.Preemption) // a task gave way at a preemption point, the fault's aim
 	}

@@ -24,7 +24,6 @@ func options() cli.Options {
 		MutateMain: "./cmd/simrun/hunt", // links neither the adapters nor the servers: builds faster
 		Mutants:    "internal/mutants",
 		Commands: []cli.Command{
-			{Name: "serve", Summary: "serve a provider plan over loopback HTTP (OpenAI and Anthropic SSE) for real adapters", Run: runServe},
 			{Name: "scenarios", Summary: "list the seed article's scenarios", Run: runScenarios},
 			{Name: "scenario", Summary: "run one scenario and print its JSON Lines session log", Run: runScenario},
 		},

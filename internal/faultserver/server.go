@@ -13,29 +13,13 @@ import (
 	"github.com/turnsim/turnsim/harness"
 )
 
-// Step is one planned answer with what the wire adds to the plan's model of it.
-type Step struct {
-	faults.Answer
-	// RetryAfterForm is how a failure's RetryAfterMs is sent: FormMs (retry-after-ms, exact, the
-	// default), FormSeconds (Retry-After delay-seconds, rounded up) or FormDate (an IMF-fixdate).
-	RetryAfterForm string `json:"retryAfterForm,omitempty"`
-	// Malformed sends a broken event after the chunks instead of the rest of the answer.
-	Malformed bool `json:"malformed,omitempty"`
-	// StallMs holds the response before its first byte (a stall no header ends).
-	StallMs int64 `json:"stallMs,omitempty"`
-}
-
-// Retry-After forms.
-const (
-	FormMs      = "ms"
-	FormSeconds = "seconds"
-	FormDate    = "date"
-)
-
 // Config is what a server plays and within which bounds.
 type Config struct {
+	// Steps are the answers, in request order, each in the format of a schedule's plan.answers,
+	// its wire form (faults.Wire) included, with its calls' arguments; the protocol is the one
+	// each request's path names.
 	Steps []Step
-	// After is the answer once Steps are used up (the simulator's clean answer when zero).
+	// After is the answer once Steps are used up (the simulator's clean answer when nil).
 	After *faults.Answer
 	// MaxRequests bounds how many requests are served (default 1000); later ones get 503.
 	MaxRequests int
@@ -45,10 +29,13 @@ type Config struct {
 	Scale float64
 	// Now is the clock HTTP-dates are written against (default time.Now).
 	Now func() time.Time
+	// Arguments gives the arguments of a call to the named tool that the plan gives none (a
+	// user's generator, as sim.Agent.Arguments); nil: turnsim's envelope of the planned call.
+	Arguments func(tool string) string
 }
 
 // cleanAnswer mirrors the simulator's: one text chunk after 20 ms, completed.
-var cleanAnswer = faults.Answer{Chunks: 1, ChunkDelayMs: 20, Finish: "completed"}
+var cleanAnswer = faults.Answer{Chunks: 1, ChunkDelayMs: 20, Finish: harness.FinishCompleted}
 
 // Server plays a plan. It is an http.Handler; Listen serves it on loopback.
 type Server struct {
@@ -59,7 +46,7 @@ type Server struct {
 
 // New checks cfg and builds a server.
 func New(cfg Config) (*Server, error) {
-	if cfg.MaxRequests < 0 || cfg.MaxDuration < 0 || cfg.Scale < 0 {
+	if cfg.MaxRequests < 0 || cfg.MaxDuration < 0 || !(cfg.Scale >= 0) {
 		return nil, errors.New("faultserver: config: MaxRequests, MaxDuration and Scale must not be negative")
 	}
 	if cfg.MaxRequests == 0 {
@@ -74,30 +61,34 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	for i, s := range cfg.Steps {
-		switch s.RetryAfterForm {
-		case "", FormMs, FormSeconds, FormDate:
-		default:
-			return nil, fmt.Errorf("faultserver: step %d: unknown retryAfterForm %q (want ms, seconds or date)", i, s.RetryAfterForm)
+	if len(cfg.Steps) > faults.EntriesMax {
+		return nil, fmt.Errorf("faultserver: steps: more than %d", faults.EntriesMax)
+	}
+	for i, step := range cfg.Steps {
+		if err := step.Validate(); err != nil {
+			return nil, fmt.Errorf("faultserver: steps[%d]: %w", i, err)
 		}
 	}
 	return &Server{cfg: cfg}, nil
 }
 
-// FromPlan is the steps of a plan's provider answers, each sent in the exact form (a Goexit or a
-// nil stream as a cut connection).
+// FromPlan is a plan's provider answers as the server plays them: a Goexit or a nil stream (a
+// client's own failures, with no wire form) as a cut connection, and every answer in the form the
+// wire sends it, its wrapping and its stream's deafness to a cancel (the client's too) dropped.
 func FromPlan(p *faults.Plan) []Step {
 	steps := make([]Step, len(p.Answers))
 	for i, a := range p.Answers {
-		if a.Goexit {
-			// A provider ending its caller's goroutine (provider-goexit) happens in the client's
-			// process; the nearest a server comes is to stop mid-answer: a cut connection.
-			a.Goexit, a.Fail = false, &faults.Fail{Code: harness.CodeTransport, Message: "connection cut"}
+		if a.Goexit || a.NilStream {
+			// A provider ending its caller's goroutine (provider-goexit), or answering neither a
+			// stream nor an error (provider-nil-stream), happens in the client's process; the
+			// nearest a server comes is to stop mid-answer: a cut connection.
+			a.Goexit, a.NilStream, a.Fail = false, false, &faults.Fail{Code: harness.CodeTransport, Message: "connection cut"}
 		}
-		if a.NilStream {
-			// Neither a stream nor an error (provider-nil-stream) is a client adapter's bug, with
-			// no wire form: served, like a Goexit, as a cut connection.
-			a.NilStream, a.Fail = false, &faults.Fail{Code: harness.CodeTransport, Message: "connection cut"}
+		a.IgnoreCancel = false
+		if a.Fail != nil && len(a.Fail.Wrap) > 0 {
+			f := *a.Fail
+			f.Wrap = nil
+			a.Fail = &f
 		}
 		steps[i] = Step{Answer: a}
 	}
@@ -111,7 +102,7 @@ func (s *Server) Served() int {
 	return s.served
 }
 
-// next takes the next step in request order, and its index; ok is false past MaxRequests.
+// next takes the next answer in request order, and its index; ok is false past MaxRequests.
 func (s *Server) next() (Step, int, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -131,12 +122,12 @@ func (s *Server) next() (Step, int, bool) {
 
 // ServeHTTP answers one request in the protocol its path names.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var proto protocol
+	var protocol string
 	switch r.URL.Path {
 	case "/v1/chat/completions", "/chat/completions":
-		proto = openAI{}
+		protocol = faults.ProtocolOpenAI
 	case "/v1/messages", "/messages":
-		proto = anthropic{}
+		protocol = faults.ProtocolAnthropic
 	default:
 		http.Error(w, "faultserver: POST /v1/chat/completions (OpenAI) or /v1/messages (Anthropic)", http.StatusNotFound)
 		return
@@ -147,10 +138,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	step, index, ok := s.next()
 	if !ok {
-		proto.errorResponse(w, http.StatusServiceUnavailable, "faultserver: request limit reached", "")
-		return
+		step = Step{Answer: faults.Answer{Fail: &faults.Fail{Code: harness.CodeServer, Message: "faultserver: request limit reached", Status: http.StatusServiceUnavailable}}}
 	}
-	play(s, w, r, proto, step, index)
+	wire := faults.Wire{}
+	if step.Wire != nil {
+		wire = *step.Wire
+	}
+	wire.Protocol = protocol
+	step.Wire = &wire
+	play(s, w, r, step, index)
 }
 
 // Listen serves s on addr, which must be a loopback address (127.0.0.1:0 picks a port), until

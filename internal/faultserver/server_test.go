@@ -34,13 +34,13 @@ func TestListenRefusesAnyAddressButLoopback(t *testing.T) {
 func TestServesInRequestOrderWithinItsBounds(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	rate := func(form string) faultserver.Step {
-		return faultserver.Step{Answer: faults.Answer{Fail: &faults.Fail{Code: harness.CodeRateLimit, Message: "slow down", Status: 429, RetryAfterMs: 3000}}, RetryAfterForm: form}
+		return faultserver.Step{Answer: faults.Answer{Fail: &faults.Fail{Code: harness.CodeRateLimit, Message: "slow down", Status: 429, RetryAfterMs: 3000}, Wire: &faults.Wire{RetryAfter: form}}}
 	}
 	s, err := faultserver.New(faultserver.Config{
 		Steps: []faultserver.Step{
-			rate(faultserver.FormMs), rate(faultserver.FormSeconds), rate(faultserver.FormDate),
+			rate(faults.RetryAfterMs), rate(faults.RetryAfterSeconds), rate(faults.RetryAfterDate),
 			{Answer: faults.Answer{Fail: &faults.Fail{Code: harness.CodeServer, Message: "overloaded", Status: 529}}},
-			{Answer: faults.Answer{Chunks: 2, ChunkDelayMs: 1}, Malformed: true},
+			{Answer: faults.Answer{Chunks: 2, ChunkDelayMs: 1, Fail: &faults.Fail{Code: harness.CodeTransport, Message: "malformed"}, Wire: &faults.Wire{Malformed: true}}},
 			{Answer: faults.Answer{Chunks: 1, Calls: []faults.Call{{Name: "read", Outcome: faults.OutcomeOK}}, Finish: harness.FinishToolCalls}},
 			{Answer: faults.Answer{Chunks: 1, Finish: harness.FinishMaxTokens}},
 		},
@@ -116,6 +116,6 @@ func TestStopsByItselfAfterMaxDuration(t *testing.T) {
 func TestBadConfigIsRefused(t *testing.T) {
 	_, err := faultserver.New(faultserver.Config{MaxRequests: -1})
 	assert.Error(t, err)
-	_, err = faultserver.New(faultserver.Config{Steps: []faultserver.Step{{RetryAfterForm: "weeks"}}})
+	_, err = faultserver.New(faultserver.Config{Steps: []faultserver.Step{{Answer: faults.Answer{Fail: &faults.Fail{Code: "RATE_LIMIT", Message: "x"}, Wire: &faults.Wire{RetryAfter: "weeks"}}}}})
 	assert.ErrorContains(t, err, "weeks")
 }

@@ -107,6 +107,7 @@ func commands() []command {
 		{"shrink", "minimise a failing schedule file, keeping its property failing", (*cli).shrink, true},
 		{"check", "validate session logs against the invariant layer, the log-only properties and the agent's own", (*cli).check, false},
 		{"replay", "turn an incident's session log into a schedule and replay it: what broke, and whether a fix holds", (*cli).replay, true},
+		{"serve", "serve a provider plan over loopback HTTP (OpenAI and Anthropic SSE) for real adapters", (*cli).serve, false},
 		{"merge", "combine the -json summaries of run -shard 1/n … n/n into the whole run's", (*cli).merge, false},
 		{"policy", "compare retry policies under contention: many agents, one provider", (*cli).policy, false},
 		{"fuzz-policy", "fuzz retry policy families' parameters and schedules against the safety properties", (*cli).fuzzPolicy, true},

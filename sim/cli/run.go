@@ -44,6 +44,9 @@ func (s *selection) apply() ([]string, error) {
 		if allowed, err = faults.ParseList(s.faults); err != nil {
 			return nil, err
 		}
+		if err := sim.CheckFaults(allowed); err != nil { // a wire fault needs the wire (sim/wire) linked
+			return nil, err
+		}
 	}
 	if err := setPlant(s.plant); err != nil {
 		return nil, err

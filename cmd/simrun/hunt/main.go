@@ -1,6 +1,7 @@
 // Command hunt is what `simrun mutate` builds with each of turnsim's mutants planted: turnsim's
-// own simulated agent on sim/cli, and nothing else. It links neither the provider adapters nor
-// the servers simrun carries, so each mutant builds in about a third less time.
+// own simulated agent on sim/cli, with the real provider adapters on the wire (sim/wire) as
+// simrun runs it, so that a seed is the same schedule in both, and nothing else: it links none of
+// the servers and commands simrun carries.
 package main
 
 import (
@@ -8,6 +9,7 @@ import (
 
 	"github.com/turnsim/turnsim/sim"
 	"github.com/turnsim/turnsim/sim/cli"
+	_ "github.com/turnsim/turnsim/sim/wire" // the real adapters on the wire, as in simrun's runs
 )
 
 func main() {

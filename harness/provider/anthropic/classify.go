@@ -22,7 +22,7 @@ func (p *Provider) classify(call *callctx.Call, err error) error {
 	if errors.As(err, &apiErr) {
 		if apiErr.StatusCode < 400 && apiErr.Type() == "" && apiErr.Message == "" {
 			// An error event whose body is not an error object: the stream itself is broken.
-			return &harness.LlmError{Failure: harness.Failure{Code: harness.CodeTransport, Message: "malformed error event"}, Cause: err}
+			return failmap.Malformed(err)
 		}
 		if apiErr.StatusCode < 400 {
 			return &harness.LlmError{Failure: inStream(string(apiErr.Type()), apiErr.Message), Cause: err}
@@ -31,32 +31,25 @@ func (p *Provider) classify(call *callctx.Call, err error) error {
 		if apiErr.Response != nil {
 			h = apiErr.Response.Header
 		}
-		f := failmap.FromResponse(apiErr.StatusCode, apiErr.Message, h, p.cfg.Clock.Now(),
-			(apiErr.StatusCode == 400 || apiErr.StatusCode == 413) && contextWindow(apiErr.Message))
+		f := failmap.FromResponse(failmap.Response{Status: apiErr.StatusCode, Type: string(apiErr.Type()), Message: apiErr.Message, Header: h}, p.cfg.Clock.Now())
 		return &harness.LlmError{Failure: f, Cause: err}
 	}
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) || strings.Contains(err.Error(), "received error while streaming") {
-		return &harness.LlmError{Failure: harness.Failure{Code: harness.CodeTransport, Message: "malformed stream event"}, Cause: err}
+		return failmap.Malformed(err)
 	}
-	return failmap.FromTransport(err, call.Context())
-}
-
-// contextWindow reports whether Anthropic's message names the context length ("prompt is too
-// long", "exceed context limit").
-func contextWindow(message string) bool {
-	m := strings.ToLower(message)
-	return strings.Contains(m, "prompt is too long") || strings.Contains(m, "context limit") || strings.Contains(m, "context window")
+	return failmap.FromTransport(err, call.Context(), p.endpoint)
 }
 
 // inStream maps an error event inside a 200 stream: overloaded_error and api_error are SERVER,
-// rate_limit_error RATE_LIMIT, timeout_error TIMEOUT, a too-long prompt CONTEXT_WINDOW_EXCEEDED;
-// anything else UNKNOWN. No status: the HTTP status was 200, and the failure is not it.
+// rate_limit_error RATE_LIMIT, timeout_error TIMEOUT, a context overflow (by its type or its
+// message) CONTEXT_WINDOW_EXCEEDED; anything else UNKNOWN. No status: the HTTP status was 200,
+// and the failure is not it.
 func inStream(kind, message string) harness.Failure {
 	f := harness.Failure{Code: harness.CodeUnknown, Message: failmap.Clip("stream error: " + kind + ": " + message)}
 	switch {
-	case contextWindow(message):
+	case failmap.ContextOverflow(kind, "", message):
 		f.Code = harness.CodeContextWindowExceeded
 	case kind == "overloaded_error" || kind == "api_error":
 		f.Code = harness.CodeServer

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -36,6 +37,10 @@ type Config struct {
 	Tools map[string]ToolSpec
 	// Clock reads Retry-After dates: the harness's injected clock.
 	Clock harness.Clock
+	// Runtime, if set, times Timeout through it (a task that sleeps through the runtime) instead
+	// of the wall clock: the harness's injected runtime, so that under the simulator's scheduler
+	// a request's deadline is virtual and reproducible. Nil (production): the wall clock.
+	Runtime harness.Runtime
 	// Name keys the harness's retry chains; "anthropic" when empty.
 	Name    string
 	Options []option.RequestOption
@@ -53,6 +58,8 @@ type ToolSpec struct {
 type Provider struct {
 	cfg    Config
 	client sdk.Client
+	// endpoint is what a transport failure's message names: the method and the URL requested.
+	endpoint string
 }
 
 // New checks cfg and builds the adapter, with the SDK's retries switched off.
@@ -81,7 +88,8 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
 	}
-	return &Provider{cfg: cfg, client: sdk.NewClient(opts...)}, nil
+	endpoint := "POST " + strings.TrimSuffix(cfg.BaseURL, "/") + "/v1/messages"
+	return &Provider{cfg: cfg, client: sdk.NewClient(opts...), endpoint: endpoint}, nil
 }
 
 // Name keys the harness's retry chains.
@@ -94,7 +102,7 @@ func (p *Provider) Stream(ctx context.Context, request harness.Request) (harness
 	if err != nil {
 		return nil, err
 	}
-	call := callctx.Start(ctx, p.cfg.Timeout)
+	call := callctx.Start(ctx, p.cfg.Timeout, p.cfg.Runtime)
 	sdkStream := p.client.Messages.NewStreaming(call.Context(), params)
 	if err := sdkStream.Err(); err != nil {
 		_ = sdkStream.Close()

@@ -90,7 +90,9 @@ func (s *stream) emit(tu *toolUse) {
 }
 
 // finish ends a whole answer: any tool call whose block never stopped (cut by max_tokens) is
-// streamed as it is, for the harness to drop; then the finish.
+// streamed as it is, for the harness to drop; then the finish. A stop reason the harness has no
+// outcome for (refusal, pause_turn, one newer than the adapter) ends the answer with an error
+// that carries it, whatever was streamed before.
 func (s *stream) finish() {
 	if s.stopped == "" {
 		s.stop(failmap.Cut())
@@ -98,6 +100,11 @@ func (s *stream) finish() {
 	}
 	if s.stopped == "model_context_window_exceeded" {
 		s.stop(&harness.LlmError{Failure: harness.Failure{Code: harness.CodeContextWindowExceeded, Message: "the model's context window filled up mid-answer"}})
+		return
+	}
+	finish, known := finishOf(s.stopped, len(s.order) > 0)
+	if !known {
+		s.stop(failmap.UnknownFinish(s.stopped))
 		return
 	}
 	if !s.content {
@@ -112,7 +119,7 @@ func (s *stream) finish() {
 		}
 		s.emit(tu)
 	}
-	s.chunks.Push(harness.Chunk{Kind: harness.ChunkFinish, Finish: finishOf(s.stopped, len(s.order) > 0)})
+	s.chunks.Push(harness.Chunk{Kind: harness.ChunkFinish, Finish: finish})
 	s.stop(io.EOF)
 }
 
@@ -137,15 +144,20 @@ func (s *stream) stop(err error) {
 	s.call.End()
 }
 
-// finishOf maps a stop reason: end_turn → completed, max_tokens → max-tokens, tool_use →
-// tool-calls. Others that end a whole answer (stop_sequence, refusal, pause_turn) are completed,
-// or tool-calls when the answer asks for tools.
-func finishOf(reason string, calls bool) harness.Finish {
-	switch {
-	case reason == "max_tokens":
-		return harness.FinishMaxTokens
-	case reason == "tool_use" || calls:
-		return harness.FinishToolCalls
+// finishOf maps a stop reason: end_turn and stop_sequence → completed, max_tokens →
+// max-tokens, tool_use → tool-calls; a completed answer that asks for tools is tool-calls.
+// known is false for any other reason.
+func finishOf(reason string, calls bool) (finish harness.Finish, known bool) {
+	switch reason {
+	case "max_tokens":
+		return harness.FinishMaxTokens, true
+	case "tool_use":
+		return harness.FinishToolCalls, true
+	case "end_turn", "stop_sequence":
+		if calls {
+			return harness.FinishToolCalls, true
+		}
+		return harness.FinishCompleted, true
 	}
-	return harness.FinishCompleted
+	return "", false
 }

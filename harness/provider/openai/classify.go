@@ -25,8 +25,7 @@ func (p *Provider) classify(call *callctx.Call, err error) error {
 		if apiErr.Response != nil {
 			h = apiErr.Response.Header
 		}
-		f := failmap.FromResponse(apiErr.StatusCode, apiErr.Message, h, p.cfg.Clock.Now(),
-			apiErr.StatusCode == 400 && contextWindow(apiErr.Code, apiErr.Message))
+		f := failmap.FromResponse(failmap.Response{Status: apiErr.StatusCode, Type: apiErr.Type, Code: apiErr.Code, Message: apiErr.Message, Header: h}, p.cfg.Clock.Now())
 		return &harness.LlmError{Failure: f, Cause: err}
 	}
 	var streamErr *ssestream.StreamError
@@ -36,23 +35,16 @@ func (p *Provider) classify(call *callctx.Call, err error) error {
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &syntaxErr) || errors.As(err, &typeErr) {
-		return &harness.LlmError{Failure: harness.Failure{Code: harness.CodeTransport, Message: "malformed stream event"}, Cause: err}
+		return failmap.Malformed(err)
 	}
-	return failmap.FromTransport(err, call.Context())
+	return failmap.FromTransport(err, call.Context(), p.endpoint)
 }
 
-// contextWindow reports whether an error names the context length: OpenAI's code, or the
-// message that compatible servers (vLLM, llama.cpp, LiteLLM) send without it.
-func contextWindow(code, message string) bool {
-	m := strings.ToLower(message)
-	return code == "context_length_exceeded" || strings.Contains(m, "context length") ||
-		strings.Contains(m, "context_length_exceeded") || strings.Contains(m, "context window")
-}
-
-// inStream maps an error event inside a 200 stream ({"error":{"type","code","message"}}):
-// overloaded and server errors are SERVER, a rate limit RATE_LIMIT, a timeout TIMEOUT, the context length
-// CONTEXT_WINDOW_EXCEEDED; anything else is UNKNOWN. The status stays empty: the HTTP status was
-// 200, and the failure is not it.
+// inStream maps an error event inside a 200 stream ({"error":{"type","code","message"}}), by its
+// type or its code, whichever names the kind (compatible servers send either alone): overloaded
+// and server errors are SERVER, a rate limit RATE_LIMIT, a timeout TIMEOUT, the context length
+// CONTEXT_WINDOW_EXCEEDED; anything else (a spent quota among them) is UNKNOWN. The status stays
+// empty: the HTTP status was 200, and the failure is not it.
 func inStream(data []byte) harness.Failure {
 	var body struct {
 		Error json.RawMessage `json:"error"`
@@ -71,8 +63,9 @@ func inStream(data []byte) harness.Failure {
 	kind := strings.ToLower(e.Type + " " + code)
 	f := harness.Failure{Code: harness.CodeUnknown, Message: failmap.Clip("stream error: " + e.Message)}
 	switch {
-	case contextWindow(code, e.Message):
+	case failmap.ContextOverflow(e.Type, code, e.Message):
 		f.Code = harness.CodeContextWindowExceeded
+	case failmap.QuotaSpent(e.Type, code):
 	case strings.Contains(kind, "rate_limit"):
 		f.Code = harness.CodeRateLimit
 	case strings.Contains(kind, "timeout"):

@@ -76,7 +76,11 @@ func TestStatusMapping(t *testing.T) {
 			assert.Equal(t, tc.Code, f.Code)
 			assert.Equal(t, tc.Status, f.Status, "the status is kept")
 			assert.Equal(t, "req-123", f.RequestID)
-			assert.Equal(t, 1234.0, f.ProviderRetryAfterMs)
+			if tc.NoHint {
+				assert.Zero(t, f.ProviderRetryAfterMs)
+			} else {
+				assert.Equal(t, 1234.0, f.ProviderRetryAfterMs)
+			}
 			assert.NotEmpty(t, f.Message)
 			assert.EqualValues(t, 1, srv.Requests.Load(), "the SDK's own retries are off: one call, one request")
 		})

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	sdk "github.com/openai/openai-go/v3"
@@ -37,6 +38,10 @@ type Config struct {
 	// Clock reads Retry-After dates; required, so that a test or simulated clock gives exact
 	// delays (the harness's injected clock).
 	Clock harness.Clock
+	// Runtime, if set, times Timeout through it (a task that sleeps through the runtime) instead
+	// of the wall clock: the harness's injected runtime, so that under the simulator's scheduler
+	// a request's deadline is virtual and reproducible. Nil (production): the wall clock.
+	Runtime harness.Runtime
 	// Name keys the harness's retry chains; "openai" when empty.
 	Name string
 	// Options are extra SDK options (an HTTP client, headers), applied before the adapter's own.
@@ -54,6 +59,8 @@ type ToolSpec struct {
 type Provider struct {
 	cfg    Config
 	client sdk.Client
+	// endpoint is what a transport failure's message names: the method and the URL requested.
+	endpoint string
 }
 
 // New checks cfg and builds the adapter, with the SDK's retries switched off.
@@ -78,7 +85,8 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.APIKey == "" {
 		opts = append(opts, option.WithHeaderDel("Authorization"))
 	}
-	return &Provider{cfg: cfg, client: sdk.NewClient(opts...)}, nil
+	endpoint := "POST " + strings.TrimSuffix(cfg.BaseURL, "/") + "/chat/completions"
+	return &Provider{cfg: cfg, client: sdk.NewClient(opts...), endpoint: endpoint}, nil
 }
 
 // Name keys the harness's retry chains.
@@ -91,7 +99,7 @@ func (p *Provider) Stream(ctx context.Context, request harness.Request) (harness
 	if err != nil {
 		return nil, err
 	}
-	call := callctx.Start(ctx, p.cfg.Timeout)
+	call := callctx.Start(ctx, p.cfg.Timeout, p.cfg.Runtime)
 	sdkStream := p.client.Chat.Completions.NewStreaming(call.Context(), params)
 	if err := sdkStream.Err(); err != nil {
 		_ = sdkStream.Close()

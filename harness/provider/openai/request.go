@@ -56,10 +56,14 @@ func assistantMessage(e harness.Entry) sdk.ChatCompletionMessageParamUnion {
 		case harness.BlockText:
 			text += b.Text
 		case harness.BlockToolCall:
+			arguments := b.Arguments
+			if arguments == "" {
+				arguments = "{}" // the API wants a JSON object; a call with none took an empty one
+			}
 			msg.ToolCalls = append(msg.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{
 				OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
 					ID:       b.CallID,
-					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: b.Arguments},
+					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: b.Name, Arguments: arguments},
 				},
 			})
 		}

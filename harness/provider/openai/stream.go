@@ -60,7 +60,7 @@ func (s *stream) take(chunk sdk.ChatCompletionChunk) {
 		tc.arguments += frag.Function.Arguments
 	}
 	if choice.FinishReason != "" {
-		s.finishWith(finishOf(choice.FinishReason))
+		s.finishWith(choice.FinishReason)
 	}
 }
 
@@ -77,8 +77,15 @@ func (s *stream) callAt(index int64) *toolCall {
 }
 
 // finishWith streams the assembled calls and the finish, and ends the request: the answer is
-// whole, so nothing after it (a usage chunk, [DONE]) is waited for.
-func (s *stream) finishWith(finish harness.Finish) {
+// whole, so nothing after it (a usage chunk, [DONE]) is waited for. A finish reason the harness
+// has no outcome for (content_filter, one newer than the adapter) ends the answer with an error
+// that carries it instead, whatever was streamed before.
+func (s *stream) finishWith(reason string) {
+	finish, known := finishOf(reason)
+	if !known {
+		s.stop(failmap.UnknownFinish(reason))
+		return
+	}
 	if !s.content && len(s.calls) == 0 {
 		s.stop(failmap.Empty())
 		return
@@ -88,7 +95,11 @@ func (s *stream) finishWith(finish harness.Finish) {
 			s.stop(&harness.LlmError{Failure: harness.Failure{Code: harness.CodeTransport, Message: "a streamed tool call has no id or name"}})
 			return
 		}
-		s.chunks.Push(harness.Chunk{Kind: harness.ChunkToolCall, CallID: tc.id, Name: tc.name, Arguments: tc.arguments})
+		arguments := tc.arguments
+		if arguments == "" {
+			arguments = "{}" // a call with no arguments streamed none: it takes an empty object
+		}
+		s.chunks.Push(harness.Chunk{Kind: harness.ChunkToolCall, CallID: tc.id, Name: tc.name, Arguments: arguments})
 	}
 	if finish == harness.FinishCompleted && len(s.calls) > 0 {
 		// Some OpenAI-compatible servers say "stop" after tool calls; the calls are what counts.
@@ -119,13 +130,15 @@ func (s *stream) stop(err error) {
 }
 
 // finishOf maps a finish reason: stop → completed, length → max-tokens, tool_calls (and the
-// legacy function_call) → tool-calls. Others (content_filter …) end a complete answer: completed.
-func finishOf(reason string) harness.Finish {
+// legacy function_call) → tool-calls. known is false for any other (content_filter …).
+func finishOf(reason string) (finish harness.Finish, known bool) {
 	switch reason {
+	case "stop":
+		return harness.FinishCompleted, true
 	case "length":
-		return harness.FinishMaxTokens
+		return harness.FinishMaxTokens, true
 	case "tool_calls", "function_call":
-		return harness.FinishToolCalls
+		return harness.FinishToolCalls, true
 	}
-	return harness.FinishCompleted
+	return "", false
 }

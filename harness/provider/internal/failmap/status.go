@@ -11,8 +11,8 @@ import (
 // CodeForStatus maps an HTTP status to a failure code: 429 is RATE_LIMIT; 500, 502, 503, 504 and
 // 529 (Anthropic's "overloaded") are SERVER; 408 is TIMEOUT. Every other status (401, 403, 404,
 // 400, 501 …) is UNKNOWN, which the default policy does not retry: retrying a bad key or a bad
-// request only multiplies it. The caller upgrades a 400 to CONTEXT_WINDOW_EXCEEDED when the
-// provider's body says so.
+// request only multiplies it. FromResponse upgrades a 400 or 413 to CONTEXT_WINDOW_EXCEEDED when
+// the provider's error says so, and downgrades a 429 that is a spent quota to UNKNOWN.
 func CodeForStatus(status int) string {
 	switch status {
 	case http.StatusTooManyRequests:
@@ -25,23 +25,41 @@ func CodeForStatus(status int) string {
 	return harness.CodeUnknown
 }
 
-// FromResponse builds the Failure of an HTTP error response: its code (CONTEXT_WINDOW_EXCEEDED
-// when contextWindow says the body named it), the status kept, the retry hint read against now,
-// and the request id header (either provider's spelling).
-func FromResponse(status int, message string, h http.Header, now time.Time, contextWindow bool) harness.Failure {
-	code := CodeForStatus(status)
-	if contextWindow {
+// Response is an HTTP error response as the adapter read it: its status and headers, and its
+// error object's type, code and message (each may be empty).
+type Response struct {
+	Status              int
+	Type, Code, Message string
+	Header              http.Header
+}
+
+// FromResponse builds the Failure of an HTTP error response: its code, the status kept, the retry
+// hint read against now, and the request id header (either provider's spelling).
+//
+// A 400 or 413 whose error names the context window is CONTEXT_WINDOW_EXCEEDED (compaction can
+// answer it). A 429 whose error is a spent quota (OpenAI's insufficient_quota) is UNKNOWN with no
+// hint: waiting does not refill a quota, so normal mode gives up at once instead of retrying it
+// at the provider's pace, and always mode, which retries every failure until the turn is
+// cancelled, backs off by its own delays rather than a hint meant for a rate limit.
+func FromResponse(r Response, now time.Time) harness.Failure {
+	code := CodeForStatus(r.Status)
+	hint := RetryAfterMs(r.Header, now)
+	switch {
+	case (r.Status == http.StatusBadRequest || r.Status == http.StatusRequestEntityTooLarge) && ContextOverflow(r.Type, r.Code, r.Message):
 		code = harness.CodeContextWindowExceeded
+	case r.Status == http.StatusTooManyRequests && QuotaSpent(r.Type, r.Code):
+		code, hint = harness.CodeUnknown, 0
 	}
+	message := r.Message
 	if message == "" {
-		message = fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))
+		message = fmt.Sprintf("HTTP %d %s", r.Status, http.StatusText(r.Status))
 	}
 	return harness.Failure{
 		Code:                 code,
 		Message:              Clip(message),
-		Status:               status,
-		ProviderRetryAfterMs: RetryAfterMs(h, now),
-		RequestID:            RequestID(h),
+		Status:               r.Status,
+		ProviderRetryAfterMs: hint,
+		RequestID:            RequestID(r.Header),
 	}.Normalize()
 }
 

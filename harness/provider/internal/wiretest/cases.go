@@ -22,6 +22,9 @@ type StatusCase struct {
 	// body of that provider's shape".
 	OpenAI, Anthropic string
 	Code              string
+	// NoHint says the failure carries no Retry-After although the response sent one: a spent
+	// quota is no rate limit to wait out.
+	NoHint bool
 }
 
 // StatusCases covers every row of the mapping table.
@@ -47,6 +50,32 @@ var StatusCases = []StatusCase{
 		Name: "400 context length (message only)", Status: 400, Code: harness.CodeContextWindowExceeded,
 		OpenAI:    `{"error":{"message":"This model's maximum context length is 8192 tokens.","type":"BadRequestError","code":400}}`,
 		Anthropic: `{"type":"error","error":{"type":"invalid_request_error","message":"input length and max_tokens exceed context limit: 190000 + 20000 > 200000"}}`,
+	},
+	{
+		Name: "400 request too large for model context", Status: 400, Code: harness.CodeContextWindowExceeded,
+		OpenAI:    `{"error":{"message":"request too large for model context","type":"invalid_request_error","code":null}}`,
+		Anthropic: `{"type":"error","error":{"type":"invalid_request_error","message":"request too large for model context"}}`,
+	},
+	{
+		Name: "400 context size (llama.cpp's wording and type)", Status: 400, Code: harness.CodeContextWindowExceeded,
+		OpenAI:    `{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error"}}`,
+		Anthropic: `{"type":"error","error":{"type":"invalid_request_error","message":"the request exceeds the available context size, try increasing it"}}`,
+	},
+	{
+		Name: "400 maximum context (Mistral's wording)", Status: 400, Code: harness.CodeContextWindowExceeded,
+		OpenAI:    `{"error":{"message":"Prompt contains 40000 tokens, too large for model with 32768 maximum context length","type":"invalid_request_error","code":null}}`,
+		Anthropic: `{"type":"error","error":{"type":"invalid_request_error","message":"Prompt contains 40000 tokens, too large for model with 32768 maximum context length"}}`,
+	},
+	{
+		Name: "413 request too large", Status: 413, Code: harness.CodeContextWindowExceeded,
+		OpenAI:    `{"error":{"message":"Request exceeds the maximum size","type":"request_too_large","code":null}}`,
+		Anthropic: `{"type":"error","error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}`,
+	},
+	{Name: "413 without a word of the context", Status: 413, Code: harness.CodeUnknown},
+	{
+		Name: "429 insufficient quota (no rate to wait out)", Status: 429, Code: harness.CodeUnknown, NoHint: true,
+		OpenAI:    `{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}`,
+		Anthropic: `{"type":"error","error":{"type":"insufficient_quota","message":"You exceeded your current quota"}}`,
 	},
 	{Name: "502 non-JSON body", Status: 502, Code: harness.CodeServer, OpenAI: "<html>bad gateway</html>", Anthropic: "<html>bad gateway</html>"},
 	{Name: "500 empty body", Status: 500, Code: harness.CodeServer, OpenAI: "-", Anthropic: "-"},

@@ -1,9 +1,11 @@
 package wiretest
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -78,3 +80,41 @@ type FixedClock struct{}
 
 // Now returns wiretest.Now.
 func (FixedClock) Now() time.Time { return Now }
+
+// InMemory is an http.RoundTripper that answers every request with status, headers and body
+// without a socket: for tests that run an adapter inside a testing/synctest bubble, where a
+// loopback connection is not a wait the bubble can see. A body of Stall blocks each read until
+// the request's context is done, as a stalled server would.
+type InMemory struct {
+	Status int
+	Header http.Header
+	Body   string
+	Stall  bool
+}
+
+// RoundTrip answers req.
+func (m InMemory) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+		_ = req.Body.Close()
+	}
+	var body io.ReadCloser = io.NopCloser(strings.NewReader(m.Body))
+	if m.Stall {
+		body = stalledBody{req.Context()}
+	}
+	header := m.Header
+	if header == nil {
+		header = http.Header{"Content-Type": {"text/event-stream"}}
+	}
+	return &http.Response{StatusCode: m.Status, Header: header, Body: body, Request: req}, nil
+}
+
+// stalledBody sends nothing until its request is cancelled or times out.
+type stalledBody struct{ ctx context.Context }
+
+func (b stalledBody) Read([]byte) (int, error) {
+	<-b.ctx.Done()
+	return 0, context.Cause(b.ctx)
+}
+
+func (stalledBody) Close() error { return nil }
