@@ -103,6 +103,9 @@ func (a Action) validateThen(allowed ...string) error {
 	return nil
 }
 
+// plannedToolNames are the simulated agent's tools, a cancel-during-tool action's choice.
+var plannedToolNames = slices.Concat(ParallelTools, ExclusiveTools)
+
 // drawAimed adds the swarm's aimed actions to actions (and the refusal windows they need to
 // d.aimedRefusals), each armed early in the run, before the horizon's second half, so that its
 // moment is still to come. sends counts the plan's sends, for the texts of its own.
@@ -121,8 +124,7 @@ func (d *drawer) drawAimed(actions []Action, horizonMs int64, sends *int) []Acti
 	for range count(cancelDuringToolAt) {
 		a := Action{AtMs: early(), Kind: ActDuringTool, AfterMs: d.between(0, 1000), Fault: CancelDuringTool}
 		if d.rng.Float64() < 0.5 {
-			tools := slices.Concat(ParallelTools, ExclusiveTools)
-			a.Tool = tools[d.rng.Intn(len(tools))]
+			a.Tool = plannedToolNames[d.rng.Intn(len(plannedToolNames))]
 		}
 		actions = append(actions, d.aimedThen(a, ActCancel, ActCancel, ActCancel, ActDispose))
 	}
@@ -139,7 +141,7 @@ func (d *drawer) drawAimed(actions []Action, horizonMs int64, sends *int) []Acti
 		actions = append(actions, a)
 		d.aimedRefusals = append(d.aimedRefusals, Window{FromMs: a.AtMs, UntilMs: horizonMs, Type: kind, Count: 1, Fault: WakeDuringFailedTurn})
 	}
-	if d.hasAt(powerLossAfterCutBackAt) {
+	if d.onAt(powerLossAfterCutBackAt) { // at its rate: each makes its seed keep a durable log
 		unsynced := []string{UnsyncedDropped, UnsyncedTorn}[d.rng.Intn(2)]
 		actions = append(actions, Action{AtMs: early(), Kind: ActCrash, FailSync: true, Unsynced: unsynced, RestartAfterMs: d.between(0, 2000), Fault: PowerLossAfterCutBack})
 	}

@@ -85,7 +85,7 @@ func (m *aimer) timerStarted(kind string, d time.Duration) {
 	}
 	arm.fired = true
 	w := m.world
-	w.rt.Go("aimed "+arm.plan.Then+" at a "+kind+" timer", func() {
+	w.rt.Go("aimed action at a timer", func() {
 		if w.rt.Sleep(d) == nil {
 			m.land(arm)
 		}
@@ -131,7 +131,7 @@ func (m *aimer) toolStarted(tool string, latencyMs int64, index int) {
 	}
 	m.canceller = true
 	w := m.world
-	w.rt.Go("aimed "+arm.plan.Then+" during "+tool, func() {
+	w.rt.Go("aimed action during a tool call", func() {
 		defer func() { m.canceller, m.pendingTool, m.pendingInput = false, "", "" }()
 		w.rt.Sleep(ms(after))
 		t := w.tracer
