@@ -10,7 +10,7 @@
 // (swarm testing, as TigerBeetle's VOPR and FoundationDB do), so rare combinations get reached;
 // DrawPlan turns a swarm into a Plan: a plain, JSON-serialisable script of provider answers, tool
 // behaviours and user actions that the simulator (package sim) plays in virtual time;
-// DrawSchedule does both from one random source (NewRand of a seed's stream, as package sim
-// draws them). A Plan is explicit on purpose: a failing one can be saved, replayed and shrunk
+// DrawSchedule does both from a seed (the seed of a schedule's stream, as package sim draws
+// them). A Plan is explicit on purpose: a failing one can be saved, replayed and shrunk
 // without re-drawing.
 package faults

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/turnsim/turnsim/internal/splitmix"
 )
 
 // drawnDigest is the SHA-256 of the JSON of the swarms and plans of seeds 0 to 1999, drawn as a
@@ -38,7 +40,7 @@ func TestDrawnPlansAreUnchanged(t *testing.T) {
 func BenchmarkDraw(b *testing.B) {
 	b.ReportAllocs()
 	for i := range b.N {
-		DrawSchedule(NewRand(int64(i)), nil)
+		DrawSchedule(int64(i), nil)
 	}
 }
 
@@ -54,16 +56,18 @@ func TestFaultIndexIsCataloguePosition(t *testing.T) {
 	}
 }
 
-// DrawSchedule draws what DrawSwarm and then DrawPlan draw, to the last value taken from rng,
-// for the whole catalogue and for a restricted list.
+// DrawSchedule draws what DrawSwarm and then DrawPlan draw from NewRand of its seed, to the last
+// value taken from the stream, for the whole catalogue and for a restricted list.
 func TestDrawScheduleIsDrawSwarmThenDrawPlan(t *testing.T) {
 	for _, allowed := range [][]string{nil, {ToolCalls, CallIDReuse, Crash, "gremlins"}, {PowerLoss}} {
 		for seed := range int64(300) {
-			mine, theirs := NewRand(seed), NewRand(seed)
-			swarm, plan := DrawSchedule(mine, allowed)
+			swarm, plan := DrawSchedule(seed, allowed)
+			mine, theirs := splitmix.New(seed), NewRand(seed)
+			mySwarm, myPlan := drawSchedule(&mine, allowed)
 			wantSwarm := DrawSwarm(theirs, allowed)
 			wantPlan := DrawPlan(theirs, wantSwarm)
-			if !reflect.DeepEqual(swarm, wantSwarm) || !reflect.DeepEqual(plan, wantPlan) {
+			if !reflect.DeepEqual(swarm, wantSwarm) || !reflect.DeepEqual(plan, wantPlan) ||
+				!reflect.DeepEqual(mySwarm, wantSwarm) || !reflect.DeepEqual(myPlan, wantPlan) {
 				t.Fatalf("seed %d, allowed %v: DrawSchedule drew another swarm or plan", seed, allowed)
 			}
 			if mine.Int63() != theirs.Int63() {

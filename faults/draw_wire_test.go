@@ -33,7 +33,7 @@ func TestDrawnWiresAreValid(t *testing.T) {
 		if len(allowed) == 0 {
 			allowed = nil
 		}
-		_, plan := DrawSchedule(NewRand(seed), allowed)
+		_, plan := DrawSchedule(seed, allowed)
 		before := slices.Clone(plan.Answers)
 		swarm := DrawWire(seed, &plan, allowed)
 		if err := plan.Validate(); err != nil {
@@ -68,13 +68,13 @@ func TestWireShare(t *testing.T) {
 	wired := 0
 	const seeds = 4000
 	for seed := int64(1); seed <= seeds; seed++ {
-		_, plan := DrawSchedule(NewRand(seed), nil)
+		_, plan := DrawSchedule(seed, nil)
 		if DrawWire(seed, &plan, nil) != nil {
 			wired++
 		}
-		_, plan = DrawSchedule(NewRand(seed), []string{RateLimit})
+		_, plan = DrawSchedule(seed, []string{RateLimit})
 		require.Nil(t, DrawWire(seed, &plan, []string{RateLimit}))
-		_, plan = DrawSchedule(NewRand(seed), []string{RateLimit, WireStall})
+		_, plan = DrawSchedule(seed, []string{RateLimit, WireStall})
 		swarm := DrawWire(seed, &plan, []string{RateLimit, WireStall})
 		require.Len(t, swarm, 1)
 		require.Contains(t, swarm, WireStall)

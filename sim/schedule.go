@@ -65,7 +65,7 @@ func deriveSeed(seed int64, stream uint64) int64 { return splitmix.Derive(seed, 
 // NewSchedule draws the schedule of a seed. allowed restricts the swarm to those faults (nil:
 // the whole catalogue), as simrun's -faults flag does.
 func NewSchedule(seed int64, allowed []string) Schedule {
-	swarm, plan := faults.DrawSchedule(faults.NewRand(deriveSeed(seed, streamPlan)), allowed)
+	swarm, plan := faults.DrawSchedule(deriveSeed(seed, streamPlan), allowed)
 	plan, wired := withWire(seed, allowed, plan)
 	maps.Copy(swarm, wired)
 	return scheduleOf(seed, swarm, plan)
@@ -74,7 +74,7 @@ func NewSchedule(seed int64, allowed []string) Schedule {
 // newRunSchedule is NewSchedule(seed, allowed) without its Swarm, for a caller that only runs it
 // and reads nothing of it (RunSeedAgent): a run reads the plan and the strategy, never the swarm.
 func newRunSchedule(seed int64, allowed []string) Schedule {
-	_, plan := faults.DrawSchedule(faults.NewRand(deriveSeed(seed, streamPlan)), allowed)
+	_, plan := faults.DrawSchedule(deriveSeed(seed, streamPlan), allowed)
 	plan, _ = withWire(seed, allowed, plan)
 	return scheduleOf(seed, nil, plan)
 }

@@ -16,7 +16,8 @@
 //   - encode.go: Append and Write, and the writer of each payload type;
 //   - encode_text.go: strings and floats as json.Marshal spells them;
 //   - decode.go: Decode and Read, a log split into lines, LineError;
-//   - parse.go, keys.go: the reader of one line (objects, strings, numbers) and the keys of the
-//     log's objects;
-//   - parse_payloads.go: the reader of each payload type.
+//   - parse.go: the reader of one line, which reads what the encoder writes and leaves any other
+//     spelling to encoding/json;
+//   - parse_values.go: its strings, numbers and booleans;
+//   - parse_payloads.go: the reader of each payload type, the mirror of its writer.
 package eventjson

@@ -14,62 +14,71 @@ func appendOptionalString(b []byte, key, s string) []byte {
 	return appendString(append(b, key...), s)
 }
 
-// safe marks the ASCII bytes json.Marshal writes as they are, HTML escaping being on: not a
-// control byte, a quote, a backslash or one of < > &.
-var safe = func() (t [utf8.RuneSelf]bool) {
-	for c := range t {
-		t[c] = c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+// safe marks the bytes json.Marshal writes as they are, HTML escaping being on: ASCII, not a
+// control byte, a quote, a backslash or one of < > &. (Beyond ASCII, a rune of valid UTF-8 is
+// written as it is too, but for U+2028 and U+2029: appendString decodes those bytes.)
+var safe = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
 	}
 	return t
 }()
 
+// safeRun is the length of the run of safe bytes s begins with.
+func safeRun(s string) int {
+	for n, c := range []byte(s) {
+		if !safe[c] {
+			return n
+		}
+	}
+	return len(s)
+}
+
 const hexDigits = "0123456789abcdef"
 
 // appendString quotes s as json.Marshal does: \" \\ \b \f \n \r \t, other control bytes and
-// < > & as \u00XX, U+2028 and U+2029 escaped, each byte of invalid UTF-8 as \ufffd.
+// < > & as \u00XX, U+2028 and U+2029 escaped, each byte of invalid UTF-8 as \ufffd. Runs of bytes
+// written as they are go in at once.
 func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0 // s[start:i] is written as it is, when the loop meets a byte to escape or the end
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if safe[c] {
-				i++
+	for i := safeRun(s); i < len(s); i += safeRun(s[i:]) {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			switch {
+			case r == utf8.RuneError && size == 1:
+				b = append(b, s[start:i]...)
+				b = append(b, `\ufffd`...)
+			case r == '\u2028' || r == '\u2029':
+				b = append(b, s[start:i]...)
+				b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			default:
+				i += size
 				continue
 			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
+			i += size
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		b = append(b, s[start:i]...)
+		switch c {
+		case '\\', '"':
+			b = append(b, '\\', c)
+		case '\b':
+			b = append(b, '\\', 'b')
+		case '\f':
+			b = append(b, '\\', 'f')
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
 		default:
-			i += size
-			continue
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 		}
-		i += size
+		i++
 		start = i
 	}
 	b = append(b, s[start:]...)

@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strings"
 
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/internal/jsonlimit"
 )
 
 // readLog reads the session log at path line by line, decoding each complete line as it comes,
@@ -43,20 +46,30 @@ func readLog(path string) (data []byte, reason string) {
 		line = line[:0]
 		var readErr error
 		garbage, length := "", 0
+		syntaxCheckAt := syntaxCheckFirst
 		for {
 			chunk, err := r.ReadSlice('\n')
 			length += len(chunk)
 			if length > lineBytesMax {
 				return nil, fmt.Sprintf("line %d: longer than the %s a session log line may hold (harness.LineBytesMax; the harness's store refuses to write one)", n, byteSize(int64(lineBytesMax)))
 			}
-			// Garbage is known by its first byte: the rest of its line is only counted (but for
-			// a pipe's, which is kept whole), so that a huge one costs no memory; it is torn, not
-			// an error, if no newline ends it.
-			if garbage == "" || keep {
+			// Garbage is known by its first byte, or by the first byte that breaks JSON's
+			// syntax once the line has grown long: the rest of its line is only counted (a
+			// pipe's keeps a few bytes more, so that the full read still sees a torn last line
+			// where it is), so that a huge one costs no memory; it is torn, not an error, if no
+			// newline ends it.
+			switch {
+			case garbage == "":
 				line = appendBounded(line, chunk, lineBytesMax)
+			case keep && len(line) < garbageKeptMax:
+				line = append(line, chunk[:min(len(chunk), garbageKeptMax-len(line))]...)
 			}
 			if garbage == "" {
 				garbage = notAnEvent(line, n)
+			}
+			if garbage == "" && len(line) >= syntaxCheckAt {
+				garbage = notJSON(line, n)
+				syntaxCheckAt *= 2
 			}
 			if !errors.Is(err, bufio.ErrBufferFull) {
 				readErr = err
@@ -125,6 +138,29 @@ func notAnEvent(line []byte, n int) string {
 		return ""
 	}
 	return oneLine(fmt.Sprintf("line %d: %s", n, err.Error()))
+}
+
+// A long line is checked for JSON's syntax when it reaches syntaxCheckFirst bytes and at every
+// doubling after (so the checks cost no more than reading it once more): a line of a brace and
+// a hundred megabytes of zeros is garbage at its second byte, and must not be held whole.
+const syntaxCheckFirst = 1 << 20
+
+// garbageKeptMax is how much of a garbage line a pipe's read keeps.
+const garbageKeptMax = 64
+
+// notJSON says why a line, read so far, can never be an event because it already breaks JSON's
+// syntax (in the decoder's words); "" when what was read may still be JSON. The last bytes read
+// are not judged: a character or an escape may be cut there.
+func notJSON(line []byte, n int) string {
+	var e *jsonlimit.Error
+	err := jsonlimit.CheckBytes(line, jsonlimit.Limits{Depth: math.MaxInt32})
+	if !errors.As(err, &e) || e.Limit || e.Offset >= int64(len(line))-8 {
+		return ""
+	}
+	if err := decodeEvent(line[:e.Offset+1]); err != nil {
+		return oneLine(fmt.Sprintf("line %d: %s", n, err.Error()))
+	}
+	return oneLine(fmt.Sprintf("line %d: %s", n, strings.TrimPrefix(e.Error(), "jsonlimit: ")))
 }
 
 // readAtMost reads the file at path, refusing one that holds more than limit bytes.
