@@ -70,6 +70,14 @@ const (
 	ProviderGoexit        = "provider-goexit"
 	CallIDReuse           = "call-id-reuse"
 	ProviderNilStream     = "provider-nil-stream"
+	// Aimed faults (aim.go): each targets a moment of the run rather than a time.
+	Preemption                 = "preemption"
+	CancelAtTimer              = "cancel-at-timer"
+	CancelDuringTool           = "cancel-during-tool"
+	DisposeBetweenCheckAndWait = "dispose-between-check-and-wait"
+	WakeDuringFailedTurn       = "wake-during-failed-turn"
+	PowerLossAfterCutBack      = "power-loss-after-cut-back"
+	// The wire's faults (draw_wire.go): last, since the swarm does not draw them.
 	WireRetryAfterMs      = "wire-retry-after-ms"
 	WireRetryAfterSeconds = "wire-retry-after-seconds"
 	WireRetryAfterDate    = "wire-retry-after-date"
@@ -138,6 +146,12 @@ var catalogueTable = [...]Fault{
 	{CallIDReuse, GroupProvider, "the provider numbers tool call ids per answer (call-1, call-2, …), so later steps reuse earlier steps' ids, as many fakes and some providers do: ids are unique per step only. It shapes tool-call answers (and numbers every later one so), and the store refuses one tool/call or tool/result append, leaving calls unanswered, which a reused id must not pass off as answered"},
 	{ProviderNilStream, GroupProvider, "the provider's Stream returns neither a stream nor an error, as a buggy adapter or fake does: UNKNOWN, the turn ends error"},
 	{ToolFailure, GroupTools, "a tool call that returns its own *harness.ToolFailure (a name, a code, a message), bare or wrapped in one or two other errors (fmt.Errorf %w, errors.Join), as a user's tool does: the error result carries the ToolFailure's name, code and message"},
+	{Preemption, GroupHost, "at the harness's preemption points (before it takes its lock, or reads what a cancel or a dispose changes) the running task gives way to another runnable one, at the swarm's rate"},
+	{CancelAtTimer, GroupUser, "a cancel, a dispose or the llm-retry plugin's end lands in the very instant a backoff wait, a tool's latency or a chunk's delay runs out: both are due together, in the order the seed draws"},
+	{CancelDuringTool, GroupUser, "a cancel (or a dispose) lands while a call of a chosen tool, or of any, runs: a drawn time into the call"},
+	{DisposeBetweenCheckAndWait, GroupHost, "the agent is disposed, the llm-retry plugin ends or the step is cancelled between the plugin's last disposed check and its backoff wait"},
+	{WakeDuringFailedTurn, GroupUser, "a waking send arrives while a turn that failed before its first claim (its turn/start, step/start or claim refused by the store) winds down"},
+	{PowerLossAfterCutBack, GroupHost, "the disk fails an append's sync after the bytes reached it; the file store cuts the file back, and the machine loses power right after, before any later durable point"},
 	{WireRetryAfterMs, GroupWire, "over the wire, a failure's Retry-After sent as retry-after-ms (decimal milliseconds), alone or with a Retry-After that must lose to it"},
 	{WireRetryAfterSeconds, GroupWire, "over the wire, a failure's Retry-After sent as delay-seconds (whole seconds, rounded up): read in seconds, not milliseconds"},
 	{WireRetryAfterDate, GroupWire, "over the wire, a failure's Retry-After sent as an HTTP-date (IMF-fixdate, RFC 850 or asctime), measured against the clock"},

@@ -112,6 +112,8 @@ type drawer struct {
 	// callIDsPerAnswer: call-id-reuse struck an answer, and the provider numbers its calls per
 	// answer from then on.
 	callIDsPerAnswer bool
+	// aimedRefusals are the refusal windows the aimed actions need (drawAimed), for the plan's.
+	aimedRefusals []Window
 }
 
 // perm is rng.Perm(n) into d.order: the same draws and the same permutation, by math/rand's own
@@ -210,7 +212,11 @@ func (d *drawer) drawPlan() Plan {
 	if d.hasAt(callIDReuseAt) {
 		refusals = append(refusals, d.unansweredCalls(plan.HorizonMs))
 	}
+	refusals = append(refusals, d.aimedRefusals...)
 	plan.Refusals = refusals
+	if d.hasAt(preemptionAt) {
+		plan.PreemptRate = 2 * d.rates.rate[preemptionAt] // the swarm's [0.05, 0.5], doubled
+	}
 	if !harnessDefaults {
 		plan.RetryStrategy = d.drawRetryStrategy() // last: it shifts no other draw
 	}
@@ -524,6 +530,7 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	for range d.between(0, 2) {
 		actions = append(actions, Action{AtMs: at(), Kind: ActWaitIdle})
 	}
+	actions = d.drawAimed(actions, horizonMs, &sends)
 	return byTime(actions)
 }
 

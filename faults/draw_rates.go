@@ -69,6 +69,13 @@ var (
 	powerLossAt             = cataloguePosition(PowerLoss)
 	observerCallbackAt      = cataloguePosition(ObserverCallback)
 	sendCancelRaceAt        = cataloguePosition(SendCancelRace)
+	// The aimed faults' (aim.go).
+	preemptionAt                 = cataloguePosition(Preemption)
+	cancelAtTimerAt              = cataloguePosition(CancelAtTimer)
+	cancelDuringToolAt           = cataloguePosition(CancelDuringTool)
+	disposeBetweenCheckAndWaitAt = cataloguePosition(DisposeBetweenCheckAndWait)
+	wakeDuringFailedTurnAt       = cataloguePosition(WakeDuringFailedTurn)
+	powerLossAfterCutBackAt      = cataloguePosition(PowerLossAfterCutBack)
 )
 
 // cataloguePosition is faultIndex(fault) for a fault that must have a place in the table.
@@ -174,32 +181,44 @@ func faultIndex(name string) int {
 		return 42
 	case ToolFailure:
 		return 43
-	case WireRetryAfterMs:
+	case Preemption:
 		return 44
-	case WireRetryAfterSeconds:
+	case CancelAtTimer:
 		return 45
-	case WireRetryAfterDate:
+	case CancelDuringTool:
 		return 46
-	case WireRetryAfterJunk:
+	case DisposeBetweenCheckAndWait:
 		return 47
-	case WireStatus:
+	case WakeDuringFailedTurn:
 		return 48
-	case WireContextOverflow:
+	case PowerLossAfterCutBack:
 		return 49
-	case WireQuota:
+	case WireRetryAfterMs:
 		return 50
-	case WireStreamError:
+	case WireRetryAfterSeconds:
 		return 51
-	case WireMalformedEvent:
+	case WireRetryAfterDate:
 		return 52
-	case WireCut:
+	case WireRetryAfterJunk:
 		return 53
-	case WireStall:
+	case WireStatus:
 		return 54
-	case WireFinishReason:
+	case WireContextOverflow:
 		return 55
-	case WireEmptyArguments:
+	case WireQuota:
 		return 56
+	case WireStreamError:
+		return 57
+	case WireMalformedEvent:
+		return 58
+	case WireCut:
+		return 59
+	case WireStall:
+		return 60
+	case WireFinishReason:
+		return 61
+	case WireEmptyArguments:
+		return 62
 	}
 	return -1
 }

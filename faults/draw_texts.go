@@ -16,6 +16,8 @@ const (
 	sendObserverSteer
 	sendRacingSteer
 	sendRacingFollowup
+	sendAimed
+	sendAim
 )
 
 // sendPrefixes are the texts of the kinds of send, in sendKind's order, each before its number.
@@ -27,6 +29,8 @@ var sendPrefixes = [...]string{
 	sendObserverSteer:    "observer " + ActSteer + " ",
 	sendRacingSteer:      "racing " + ActSteer + " ",
 	sendRacingFollowup:   "racing " + ActFollowup + " ",
+	sendAimed:            "aimed send ",
+	sendAim:              "aim send ",
 }
 
 // sendText is the text of a send of kind numbered n: its prefix, then n.

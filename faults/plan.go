@@ -33,6 +33,9 @@ type Plan struct {
 	// RetryStrategy names a strategy of harness/zoo the agent retries with, at its published
 	// parameters, in place of Policy ("": Policy); the properties judge it by what it states.
 	RetryStrategy string `json:"retryStrategy,omitempty"`
+	// PreemptRate is the chance that a task reaching one of the harness's preemption points gives
+	// way to another runnable task (the preemption fault); 0: only the scheduler's own draw.
+	PreemptRate float64 `json:"preemptRate,omitempty"`
 }
 
 // Answer is the provider's reply to one request: Chunks text chunks ChunkDelayMs apart, then
@@ -161,9 +164,25 @@ type Action struct {
 	Concurrent bool `json:"concurrent,omitempty"`
 	// Observer: from AtMs on, the first event of type On that the agent appends makes a session
 	// observer do Then (followup, steer, cancel with Cause/Reason/KeepInbox, or panic) from inside
-	// its callback.
+	// its callback. The aimed actions (aim.go) do Then too, at their moment.
 	On   string `json:"on,omitempty"`
 	Then string `json:"then,omitempty"`
+	// Timer (at-timer): which timer's firing instant the action lands in, the first of its kind
+	// to start at or after AtMs: TimerBackoff, TimerTool or TimerChunk.
+	Timer string `json:"timer,omitempty"`
+	// Tool and AfterMs (during-tool): the action lands AfterMs into the first call of Tool (any
+	// tool when empty) to start at or after AtMs, if the call still runs then.
+	Tool    string `json:"tool,omitempty"`
+	AfterMs int64  `json:"afterMs,omitempty"`
+	// Site (at-site): the action lands at the first of the harness's preemption points named Site
+	// that the agent reaches at or after AtMs, once the store refused an append of type
+	// AfterRefused there, if set.
+	Site         string `json:"site,omitempty"`
+	AfterRefused string `json:"afterRefused,omitempty"`
+	// FailSync (crash): the disk fails the sync of the first append an agent task makes at or
+	// after AtMs, the bytes having reached it, and the crash, a power loss, strikes right after
+	// the store has cut its file back.
+	FailSync bool `json:"failSync,omitempty"`
 }
 
 // Action kinds.
@@ -260,6 +279,8 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("faults: plan: compactionBudget %d is negative", p.CompactionBudget)
 	case p.CompactionDelayMs < 0 || p.CompactionDelayMs > DurationMsMax:
 		return fmt.Errorf("faults: plan: compactionDelayMs %d is outside [0, %d]", p.CompactionDelayMs, DurationMsMax)
+	case !(p.PreemptRate >= 0 && p.PreemptRate <= 1):
+		return fmt.Errorf("faults: plan: preemptRate %g is outside [0, 1]", p.PreemptRate)
 	case p.HorizonMs < 0 || p.HorizonMs > HorizonMsMax:
 		return fmt.Errorf("faults: plan: horizonMs %d is outside [0, %d]", p.HorizonMs, HorizonMsMax)
 	case len(p.Answers) > EntriesMax || len(p.Actions) > EntriesMax || len(p.Refusals) > EntriesMax:
@@ -288,8 +309,8 @@ func (p Plan) Validate() error {
 		if w.Count < 0 {
 			return fmt.Errorf("faults: plan: refusals[%d]: count %d is negative", i, w.Count)
 		}
-		if w.Fault != "" && w.Fault != AppendRefused && w.Fault != StoreOutage && w.Fault != CallIDReuse {
-			return fmt.Errorf("faults: plan: refusals[%d]: fault %q is not %s, %s or %s", i, w.Fault, AppendRefused, StoreOutage, CallIDReuse)
+		if w.Fault != "" && w.Fault != AppendRefused && w.Fault != StoreOutage && w.Fault != CallIDReuse && w.Fault != WakeDuringFailedTurn {
+			return fmt.Errorf("faults: plan: refusals[%d]: fault %q is not %s, %s, %s or %s", i, w.Fault, AppendRefused, StoreOutage, CallIDReuse, WakeDuringFailedTurn)
 		}
 	}
 	return nil
@@ -393,6 +414,12 @@ func (a Action) validate() error {
 			return fmt.Errorf("crash unsynced %q is not empty, dropped or torn", a.Unsynced)
 		case a.RestartAfterMs < 0 || a.RestartAfterMs > DurationMsMax:
 			return fmt.Errorf("restartAfterMs %d is outside [0, %d]", a.RestartAfterMs, DurationMsMax)
+		case a.FailSync && (a.InAppend || a.Unsynced == ""):
+			return fmt.Errorf("a crash with failSync is a power loss after the append: inAppend must be false and unsynced set")
+		}
+	case ActAtTimer, ActDuringTool, ActAtSite:
+		if err := a.validateAimed(); err != nil {
+			return err
 		}
 	case ActCancel:
 		if err := validCause(a.Cause); err != nil {

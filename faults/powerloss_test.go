@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A power loss is a crash that also says what the disk keeps of its unsynced bytes; no other
-// crash says so. The default mix plans one for well over 1% of seeds.
+// A power loss (right after a cut-back too) is a crash that also says what the disk keeps of its
+// unsynced bytes; no other crash says so. The default mix plans one for well over 1% of seeds.
 func TestPowerLossIsDrawnLikeACrashThatDropsUnsyncedBytes(t *testing.T) {
 	const seeds = 1000
 	planned := 0
@@ -23,7 +23,7 @@ func TestPowerLossIsDrawnLikeACrashThatDropsUnsyncedBytes(t *testing.T) {
 			if a.Kind != ActCrash {
 				continue
 			}
-			if a.Fault == PowerLoss {
+			if a.Fault == PowerLoss || a.Fault == PowerLossAfterCutBack {
 				assert.Contains(t, []string{UnsyncedDropped, UnsyncedTorn}, a.Unsynced)
 				kept[a.Unsynced]++
 				found = true

@@ -67,6 +67,8 @@ type AgentError struct {
 // a task of the injected Runtime.
 type Agent struct {
 	runtime Runtime
+	// preempter is the runtime, when it is a Preempter (see preemptionPoint); nil otherwise.
+	preempter Preempter
 	// locked is the injected Random, serialised: the retry plugin draws jitter and retry ids from
 	// it, on the turn loop's task and on the tasks of tools that fail alike.
 	locked       lockedRandom
@@ -140,6 +142,7 @@ func New(cfg Config) (*Agent, error) {
 		provider:  cfg.Provider,
 		poolLimit: cfg.MaxParallelToolCalls,
 	}
+	a.preempter, _ = runtime.(Preempter)
 	a.locked.r = random
 	if a.poolLimit == 0 {
 		a.poolLimit = DefaultMaxParallelToolCalls
@@ -190,6 +193,14 @@ func New(cfg Config) (*Agent, error) {
 	handlers := slices.Concat([]RequestErrorHandler{&a.retryPlugin}, cfg.Handlers)
 	a.waterfall = waterfall{handlers: handlers, report: a}
 	return a, nil
+}
+
+// preemptionPoint marks site as a preemption point (see Preempter): another task may run here,
+// before the lock or the read that follows.
+func (a *Agent) preemptionPoint(site string) {
+	if a.preempter != nil {
+		a.preempter.Preempt(site)
+	}
 }
 
 // Session returns the agent's session log.

@@ -87,6 +87,7 @@ func (a *Agent) drive() {
 			}
 		}
 	}()
+	a.preemptionPoint("driver: before lock")
 	a.mu.Lock()
 	for !a.disposed && a.phaseCtx.Err() == nil && a.inbox.hasPending() {
 		turn := a.lastTurn + 1
@@ -99,6 +100,7 @@ func (a *Agent) drive() {
 		opened, err := a.runTurn(ctx, turn)
 		inTurn = false
 
+		a.preemptionPoint("driver: after turn, before lock")
 		a.mu.Lock()
 		if opened {
 			a.lastTurn = turn // a turn whose turn/start was refused never happened: its number is reused

@@ -19,6 +19,8 @@ type llmRetry struct {
 	policyKey string
 	session   *Session
 	rt        Runtime // waits go through it (named rt: it is the injected runtime, not the time package)
+	// preempter is rt, when it is a Preempter (see preemptionPoint); nil otherwise.
+	preempter Preempter
 	// random is the agent's locked source, for jitter and retry ids.
 	random   *lockedRandom
 	lifetime pluginLifetime
@@ -28,6 +30,15 @@ type llmRetry struct {
 func (p *llmRetry) init(strategy RetryStrategy, session *Session, runtime Runtime, random *lockedRandom) {
 	p.strategy, p.policyKey = strategy, strategy.Key()
 	p.session, p.rt, p.random = session, runtime, random
+	p.preempter, _ = runtime.(Preempter)
+}
+
+// preemptionPoint marks site as a preemption point (see Preempter): a dispose may land here,
+// before the plugin looks at its lifetime.
+func (p *llmRetry) preemptionPoint(site string) {
+	if p.preempter != nil {
+		p.preempter.Preempt(site)
+	}
 }
 
 // observe tells a strategy with shared state how an attempt went, stamped with the runtime's
@@ -47,6 +58,7 @@ func (p *llmRetry) dispose() { p.lifetime.finish() }
 // decides (normal mode: give up on a code it does not retry, on a spent budget, on an over-cap
 // Retry-After); always mode asks next() first and retries itself when nobody downstream did.
 func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool, error) {
+	p.preemptionPoint("llm-retry: before disposed check")
 	if p.lifetime.over() {
 		return next(), nil
 	}
@@ -100,6 +112,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	}
 	// The handlers below may have taken their time (always mode asks them first): a cancel or a
 	// disposal meanwhile ends the chain here, before anything is written.
+	p.preemptionPoint("llm-retry: before check ahead of its record")
 	if req.Ctx.Err() != nil || p.lifetime.over() {
 		return false, nil
 	}
@@ -108,9 +121,14 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 	if _, err := p.session.Append(record); err != nil {
 		return false, err
 	}
+	// A disposal between the check above and the wait ends the wait at once: the lifetime's
+	// context is made cancelled when the lifetime ended before it.
+	p.preemptionPoint("llm-retry: before arming the wait")
 	if err := p.rt.Sleep(durationMs(delayMs), req.Ctx, p.lifetime.context()); err != nil {
 		return false, nil
 	}
+	// A cancel or a disposal in the instant the wait ran out beats the retry.
+	p.preemptionPoint("llm-retry: after the wait, before check")
 	if req.Ctx.Err() != nil || p.lifetime.over() {
 		return false, nil
 	}
@@ -127,6 +145,7 @@ func (p *llmRetry) HandleRequestError(req *RequestError, next func() bool) (bool
 func (p *llmRetry) unlessDisposed(next func() bool) func() bool {
 	return func() bool {
 		retry := next()
+		p.preemptionPoint("llm-retry: after downstream, before disposed check")
 		if p.lifetime.over() {
 			return false
 		}

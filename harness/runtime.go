@@ -36,6 +36,23 @@ type Runtime interface {
 	NewQueue(name string) Queue
 }
 
+// Preempter is a Runtime that may run another task at a preemption point: a place in the agent's
+// own tasks (the driver, the turn loop, the llm-retry plugin) where the harness is about to take
+// its lock, or read state, that a Cancel or a Dispose from another task can change. On real
+// goroutines that can happen anywhere; a runtime that runs one task at a time and switches only
+// inside its own methods (the simulator's scheduler) would never interleave a cancel there, so
+// the harness names each such place to it. (The public methods have none: their caller can be
+// preempted before the call as well as at its start.) A Runtime that does not implement it (the
+// production runtime) costs nothing there.
+//
+// Rule: no lock is held at a preemption point, as across any runtime call; each sits before the
+// lock whose decision it exposes, never under it.
+type Preempter interface {
+	// Preempt lets another task run first, or not, and returns; site names the place, e.g.
+	// "cancel: before lock".
+	Preempt(site string)
+}
+
 // Queue is an unbounded FIFO hand-off between tasks: Put never blocks, Get waits for an item.
 // The tool executor uses it as the seed's Promise.race over in-flight calls, and WhenIdle uses it
 // to be told when the agent settles.

@@ -72,6 +72,7 @@ func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err
 // cancelled, deciding under the agent's lock: Cancel takes that lock too, so a cancel lands
 // either before (nothing is written) or after the event, never between the check and the write.
 func (a *Agent) appendUnlessCancelled(ctx context.Context, data EventData) error {
+	a.preemptionPoint("open work: before lock")
 	a.mu.Lock()
 	defer a.unlock()
 	if err := cancelled(ctx); err != nil {
@@ -83,6 +84,7 @@ func (a *Agent) appendUnlessCancelled(ctx context.Context, data EventData) error
 
 // claimInbox moves the step's share of the inbox into the conversation, logging each claim.
 func (a *Agent) claimInbox(ctx context.Context, turn, step int) error {
+	a.preemptionPoint("claim: before lock")
 	a.mu.Lock()
 	defer a.unlock()
 	a.step = step

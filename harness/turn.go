@@ -73,6 +73,7 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 		if ends.Kind != EndMaxTokens {
 			ends = TurnEndReason{Kind: string(finish)}
 		}
+		a.preemptionPoint("turn: before next-step check")
 		a.mu.Lock()
 		done := a.inbox.nextStepEmpty()
 		a.mu.Unlock()
@@ -108,6 +109,7 @@ func abortedBy(ctx context.Context) TurnEndReason {
 // write happen under the agent's lock, which Cancel takes too, so a cancel comes either before
 // turn/end (the turn ends aborted) or after it (the turn was over).
 func (a *Agent) writeTurnEnd(ctx context.Context, turn int, ends TurnEndReason) error {
+	a.preemptionPoint("turn/end: before lock")
 	a.mu.Lock()
 	defer a.unlock()
 	if ctx.Err() != nil && ends.Kind != EndAborted {

@@ -105,6 +105,11 @@ type Crash struct {
 	DurableBytes int
 	PowerLoss    bool
 	DroppedBytes int
+	// CutBackSeq is the seq of the append whose failure the store cut back just before the
+	// crash (the power-loss-after-cut-back fault), and DurableEvents the whole lines the log held
+	// right after it; both 0 for any other crash.
+	CutBackSeq    int64
+	DurableEvents int
 }
 
 // Restart is the agent coming back from its durable log: how many events it held, whether a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 
+	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/properties"
 )
@@ -19,6 +20,19 @@ import (
 // Every field that makes something is a factory, called once per agent incarnation (a crash
 // restarts the agent) and from several workers at once: it must return fresh state each time
 // and share nothing mutable between calls, or two seeds would see each other.
+//
+// State that must outlive a crash (the payment service a refund tool calls, a database, a ledger
+// the agent's own property reads) belongs to the seed, not to an incarnation: make it in PerSeed,
+// which is called once per seed and returns the Agent for that seed, its factories closing over
+// that state. Then a property such as "never refunded twice, across crashes" can be written:
+//
+//	sim.Agent{PerSeed: func() sim.Agent {
+//		bank := payments.NewService() // one per seed: it survives the agent's crashes
+//		return sim.Agent{
+//			Tools:      func(rt harness.Runtime) []harness.Tool { return refunds.Tools(rt, bank) },
+//			Properties: []properties.Property{NeverRefundedTwice(bank)},
+//		}
+//	}}
 //
 // What a factory is handed (the runtime, the simulated provider and the errors it returns) serves
 // one run only: a sweep hands the same memory to its next seed, so nothing may keep it past the
@@ -47,11 +61,59 @@ type Agent struct {
 	MaxParallelToolCalls int
 	// Properties are checked after every run, after the catalogue (see properties.Define).
 	Properties []properties.Property
+	// PerSeed, if set, makes the Agent of each seed's world: it is called once per seed (and
+	// once by Validate), before the seed's first incarnation, and what it returns is used for
+	// that seed instead of the other fields here, which must be left zero (Aim aside). State it
+	// makes and the returned factories and properties close over lives as long as the seed's
+	// world, through every crash and restart of the agent, and no longer: a fresh one for each
+	// seed, each run of a seed (a determinism check runs it twice, shrinking many times).
+	PerSeed func() Agent
+	// Aim points one of the aimed faults at every seed, on top of the seed's drawn faults, so
+	// that a narrow bug of the agent is found within the default seed count: a cancel while
+	// one particular tool runs, say ("cancel-during-tool:issue_refund"). faults.ParseAim reads
+	// it; faults.AimsHelp lists the aims. Its actions are part of each seed's schedule (Agent.
+	// Schedule), so a shrunk or saved schedule replays them.
+	Aim string
+}
+
+// Schedule is the schedule seed runs with this agent: the seed's own (NewSchedule, restricted
+// to allowed), with the agent's Aim pointed at it, drawn from a stream of the seed's own. The Aim
+// must parse (Validate checks it).
+func (a Agent) Schedule(seed int64, allowed []string) Schedule {
+	s := NewSchedule(seed, allowed)
+	a.aimAt(&s)
+	return s
+}
+
+// aimAt points the agent's Aim, if any, at s.
+func (a Agent) aimAt(s *Schedule) {
+	if a.Aim == "" {
+		return
+	}
+	aim, err := faults.ParseAim(a.Aim)
+	if err != nil {
+		panic(fmt.Sprintf("sim: invariant: an aim Validate refuses reached a schedule: %v", err))
+	}
+	aim.Apply(&s.Plan, faults.NewRand(deriveSeed(s.Seed, streamAim)))
+	if s.Swarm != nil {
+		s.Swarm[aim.Fault] = 1
+	}
+}
+
+// forSeed is the Agent a seed's world runs: PerSeed's, made now, or a itself.
+func (a Agent) forSeed() Agent {
+	if a.PerSeed == nil {
+		return a
+	}
+	seeded := a.PerSeed()
+	seeded.Aim = a.Aim
+	return seeded
 }
 
 // custom reports whether the agent differs from turnsim's own in anything but its properties.
 func (a Agent) custom() bool {
-	return a.NewStrategy != nil || a.NewHandlers != nil || a.Tools != nil || a.WrapProvider != nil || a.MaxParallelToolCalls != 0
+	return a.NewStrategy != nil || a.NewHandlers != nil || a.Tools != nil || a.WrapProvider != nil || a.MaxParallelToolCalls != 0 ||
+		a.PerSeed != nil || a.Aim != ""
 }
 
 // ErrConfig wraps the error of an Agent the harness refuses: see Agent.Validate.
@@ -62,6 +124,21 @@ var ErrConfig = errors.New("sim: the agent's configuration is refused")
 // be reported once: run on every seed, it would surface as run-completes and liveness
 // violations of seeds that never ran an agent.
 func (a Agent) Validate() error {
+	if a.Aim != "" {
+		if _, err := faults.ParseAim(a.Aim); err != nil {
+			return fmt.Errorf("%w: Aim: %w", ErrConfig, err)
+		}
+	}
+	if a.PerSeed != nil {
+		if a.custom() && (a.NewStrategy != nil || a.NewHandlers != nil || a.Tools != nil || a.Arguments != nil || a.WrapProvider != nil || a.MaxParallelToolCalls != 0 || len(a.Properties) > 0) {
+			return fmt.Errorf("%w: PerSeed is set: leave the other fields (but Aim) zero, PerSeed's Agent has them", ErrConfig)
+		}
+		seeded := a.PerSeed()
+		if seeded.PerSeed != nil || seeded.Aim != "" {
+			return fmt.Errorf("%w: PerSeed returned an Agent with PerSeed or Aim set: a seed's agent has neither", ErrConfig)
+		}
+		return seeded.Validate()
+	}
 	if a.MaxParallelToolCalls < 0 {
 		return fmt.Errorf("%w: MaxParallelToolCalls is %d, below 0", ErrConfig, a.MaxParallelToolCalls)
 	}

@@ -208,7 +208,7 @@ func shrinkBudget(opts CheckOptions) time.Duration {
 // that still breaks it, with the timeline of its run.
 func shrunkReport(f SeedViolations, opts CheckOptions) string {
 	property := f.Violations[0].Property
-	r := ShrinkAgent(NewSchedule(f.Seed, opts.Faults), property, shrinkBudget(opts), opts.Agent)
+	r := ShrinkAgent(opts.Agent.Schedule(f.Seed, opts.Faults), property, shrinkBudget(opts), opts.Agent)
 	plan, err := json.Marshal(r.Schedule.Plan)
 	if err != nil {
 		return fmt.Sprintf("sim: the shrunk schedule of seed %d does not encode: %v", f.Seed, err)
@@ -289,7 +289,7 @@ func keepInCorpus(failures []SeedViolations, opts CheckOptions) []string {
 		if property == DeterminismProperty {
 			continue
 		}
-		r := ShrinkAgent(NewSchedule(f.Seed, opts.Faults), property, time.Until(deadline), opts.Agent)
+		r := ShrinkAgent(opts.Agent.Schedule(f.Seed, opts.Faults), property, time.Until(deadline), opts.Agent)
 		entry := CorpusEntry{Format: CorpusFormat, Version: CorpusVersion, Property: property, Seed: f.Seed, TurnsimVersion: Version,
 			FoundBy: "sim.Check", SizeBefore: r.SizeBefore, SizeAfter: r.SizeAfter, Schedule: r.Schedule}
 		path, err := SaveToCorpus(opts.Corpus, entry)

@@ -83,6 +83,8 @@ func TestCheckSavesFailuresInItsCorpusAndReplaysThem(t *testing.T) {
 	sim.Check(again, sim.CheckOptions{Seeds: 1, Start: 1, Agent: agent, Corpus: corpus, ShrinkBudget: -1})
 	assert.Contains(t, strings.Join(again.errors, "\n"), "still breaks:", "the corpus replays first")
 
+	files, err = sim.CorpusFiles(corpus) // the run above may have kept seed 1 again, unshrunk
+	require.NoError(t, err)
 	fixed := &namedT{name: "TestAgent"}
 	sim.Check(fixed, sim.CheckOptions{Seeds: 10, Corpus: corpus})
 	assert.Empty(t, fixed.errors, "without the planted property, every corpus file passes")

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -28,6 +29,9 @@ type disk struct {
 	// reaches the file, then die is called and never returns.
 	armed *faults.Action
 	die   func(faults.Action)
+	// failedSync is an armed crash with FailSync once its sync failed (Sync): the store goes on
+	// to cut its file back, and the world then lets the power go (simStore.Append).
+	failedSync *faults.Action
 	// spare is an empty buffer an earlier run left (scratch.go), for the first file's bytes.
 	spare []byte
 }
@@ -182,7 +186,7 @@ func (h *diskHandle) Write(p []byte) (int, error) {
 	if err := h.check("write"); err != nil {
 		return 0, err
 	}
-	if d := h.disk; d.armed != nil {
+	if d := h.disk; d.armed != nil && !d.armed.FailSync {
 		crash := *d.armed
 		d.armed = nil
 		h.file.written = append(h.file.written, p[:writtenBytes(crash.Written, len(p))]...)
@@ -204,13 +208,23 @@ func writtenBytes(written string, n int) int {
 	return 0
 }
 
-// Sync makes the written bytes durable.
+// errSyncFailed is the disk's answer to a sync a crash with FailSync fails.
+var errSyncFailed = errors.New("sim: disk: sync failed: input/output error (simulated)")
+
+// Sync makes the written bytes durable. Armed with a crash that fails it (FailSync), it makes them
+// durable all the same and reports an error: the worst a failing fsync can leave, bytes the
+// writer was told did not stick that a power loss will bring back unless it cuts them off and
+// syncs again.
 func (h *diskHandle) Sync() error {
 	if err := h.check("sync"); err != nil {
 		return err
 	}
 	f := h.file
 	f.syncedLen, f.synced, f.diverged = len(f.written), nil, false
+	if d := h.disk; d.armed != nil && d.armed.FailSync {
+		d.failedSync, d.armed = d.armed, nil
+		return errSyncFailed
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package sim
 import (
 	"io"
 	"io/fs"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -238,4 +239,28 @@ func TestACrashInsideAWriteLeavesItsPart(t *testing.T) {
 	assert.PanicsWithValue(t, "died", func() { _, _ = f.Write([]byte("three\n")) })
 	assert.Equal(t, faults.WrittenTorn, died.Written)
 	assert.Equal(t, "one\nthr", string(d.contents("log")))
+}
+
+// A line a crash left written but not synced (an append that never returned) is part of the
+// history the reopened store hands out: the open makes it durable, so a power loss after it
+// cannot take back events the restarted agent went on from.
+func TestReopenMakesWhatItReadDurable(t *testing.T) {
+	d := newDisk()
+	log, _, err := filestore.OpenFS(d, sessionLogPath)
+	require.NoError(t, err)
+	require.NoError(t, log.Append(harness.Event{Seq: 1, Type: harness.TypeUserMessage, Data: harness.UserMessage{Message: harness.Message{ID: "m1", Text: "hi"}}}))
+	synced := len(d.syncedContents(sessionLogPath))
+	d.armed = &faults.Action{Kind: faults.ActCrash, InAppend: true, Written: faults.WrittenWhole}
+	d.die = func(faults.Action) { d.closeAll(); runtime.Goexit() }
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		log.Append(harness.Event{Seq: 2, Type: harness.TypeInboxPush, Data: harness.InboxPush{Lane: harness.LaneNextTurn, Kind: harness.KindFollowup, MessageID: "m1"}})
+	}()
+	<-done
+	require.Len(t, d.syncedContents(sessionLogPath), synced, "the dying append wrote its line, unsynced")
+	_, opened, err := filestore.OpenFS(d, sessionLogPath)
+	require.NoError(t, err)
+	require.Len(t, opened.Events, 2)
+	assert.Equal(t, d.contents(sessionLogPath), d.syncedContents(sessionLogPath), "what the open read is durable")
 }

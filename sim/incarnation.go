@@ -1,10 +1,12 @@
 package sim
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
@@ -47,6 +49,7 @@ func (s *simStore) Append(e harness.Event) error {
 	}
 	w := s.world
 	t := w.tracer
+	w.countEvent()
 	if sinceStart := t.sinceStartMs(); sinceStart < w.schedule.Plan.HorizonMs {
 		for i := range w.schedule.Plan.Refusals {
 			window := &w.schedule.Plan.Refusals[i]
@@ -58,7 +61,11 @@ func (s *simStore) Append(e harness.Event) error {
 				t.record(func(tr *properties.Trace) {
 					tr.Refusals = append(tr.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step, Event: e})
 				})
-				if window.Fault != faults.CallIDReuse { // it strikes when an id is reused (toolCallChunk)
+				switch window.Fault {
+				case faults.CallIDReuse: // it strikes when an id is reused (toolCallChunk)
+				case faults.WakeDuringFailedTurn: // it strikes when the wake lands (aim.go)
+					t.aimer.refused(e.Type)
+				default:
 					t.strike(cmp.Or(window.Fault, faults.AppendRefused))
 				}
 				return errAppendRefused
@@ -71,10 +78,22 @@ func (s *simStore) Append(e harness.Event) error {
 	if s.log == nil {
 		return nil
 	}
-	if w.armed != nil && w.process.Owns() {
+	if w.armed != nil && w.process.Owns() && w.calling == 0 {
 		w.disk.armed, w.armed = w.armed, nil // the process dies inside this append's write
 	}
 	err := s.log.Append(e)
+	if crash := w.disk.failedSync; crash != nil {
+		// The disk failed the sync and the store cut the file back, refusing the event: the power
+		// goes now, before any later durable point.
+		w.disk.failedSync, w.cutBackSeq = nil, e.Seq
+		turn, step := harness.EventScope(e)
+		now := t.nowMs()
+		t.record(func(tr *properties.Trace) {
+			tr.Refusals = append(tr.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step})
+		})
+		w.crash(*crash)
+		runtime.Goexit() // the process died with the machine: the append never returns
+	}
 	if w.disk.armed != nil {
 		// The store refused the event before writing it: the crash waits for the next append.
 		w.armed, w.disk.armed = w.disk.armed, nil
@@ -108,11 +127,19 @@ func (w *world) crash(a faults.Action) {
 	t := w.tracer
 	t.strike(a.Fault)
 	w.disk.closeAll()
-	record := properties.Crash{AtMs: t.nowMs(), InAppend: a.InAppend, Written: a.Written, PowerLoss: a.Unsynced != ""}
+	record := properties.Crash{AtMs: t.nowMs(), InAppend: a.InAppend, Written: a.Written, PowerLoss: a.Unsynced != "", CutBackSeq: w.cutBackSeq}
+	if w.cutBackSeq != 0 {
+		// It struck before the failed append returned, the store having cut its line off: to the
+		// properties, a crash inside an append that left nothing written.
+		record.InAppend, record.Written, w.cutBackSeq = true, faults.WrittenNone, 0
+	}
 	if record.PowerLoss {
 		record.DroppedBytes = w.disk.losePower(a.Unsynced)
 	}
 	record.DurableBytes = len(w.disk.contents(sessionLogPath))
+	if record.CutBackSeq != 0 {
+		record.DurableEvents = bytes.Count(w.disk.contents(sessionLogPath), []byte{'\n'})
+	}
 	now := record.AtMs
 	t.record(func(tr *properties.Trace) {
 		tr.Crashes = append(tr.Crashes, record)

@@ -17,15 +17,15 @@ func TestRunLimitsGrowWithThePlan(t *testing.T) {
 		big.Plan.Answers = append(big.Plan.Answers, faults.Answer{Chunks: 3, Finish: "completed"})
 		big.Plan.Actions = append(big.Plan.Actions, faults.Action{Kind: faults.ActWaitIdle})
 	}
-	assert.Greater(t, handoffLimit(big), handoffLimit(small))
+	assert.Greater(t, eventLimit(big), eventLimit(small))
 	assert.Greater(t, taskLimit(big), taskLimit(small))
-	assert.GreaterOrEqual(t, handoffLimit(small), 16*Size(small))
+	assert.GreaterOrEqual(t, eventLimit(small), 16*Size(small))
 	assert.Greater(t, taskLimit(small), faults.CallsMax+len(small.Plan.Actions))
 	for seed := int64(1); seed <= 200; seed++ {
 		s := NewSchedule(seed, nil)
 		o := RunSchedule(s)
 		assert.Empty(t, o.Report.Findings, "seed %d", seed)
-		assert.Less(t, 10*o.Report.Handoffs, handoffLimit(s), "seed %d: a tenth of the limit is plenty", seed)
+		assert.Less(t, 10*o.Report.Handoffs, eventLimit(s), "seed %d: a tenth of the limit is plenty", seed)
 	}
 }
 

@@ -68,8 +68,8 @@ func TestMutantLivelockEndsAtThePlansLimits(t *testing.T) {
 		}
 		livelocked++
 		kind := o.Report.Findings[0].Kind
-		assert.Contains(t, []string{sched.FindingHandoffLimit, sched.FindingTaskLimit}, kind, "seed %d", seed)
-		assert.LessOrEqual(t, o.Report.Handoffs, handoffLimit(s), "seed %d", seed)
+		assert.Contains(t, []string{sched.FindingHandoffLimit, sched.FindingTaskLimit, findingEventLimit}, kind, "seed %d", seed)
+		assert.LessOrEqual(t, o.Report.Handoffs, eventLimit(s), "seed %d", seed)
 		assert.LessOrEqual(t, len(o.Report.Findings[0].Tasks), taskLimit(s)+1, "seed %d", seed)
 		assert.True(t, hasViolation(o.Violations, "run-completes"), "seed %d", seed)
 	}

@@ -142,6 +142,9 @@ type planStream struct {
 // ctx on the heap, every chunk; the stream's own array serves instead, for the one sleep at a
 // time its one reader makes (no Runtime keeps the list past the call).
 func (s *planStream) sleep(d time.Duration, ctx context.Context) error {
+	if m := s.provider.tracer.aimer; m != nil {
+		m.timerStarted(faults.TimerChunk, d)
+	}
 	s.cancel[0] = ctx
 	err := s.provider.runtime.Sleep(d, s.cancel[:]...)
 	s.cancel[0] = nil
@@ -272,7 +275,9 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 	args.Call.ID, args.Call.Arguments = "", "" // as delivered, they are no part of what the world encodes
 	if u := s.provider.userTools; u != nil {
 		name = u.rename(call.Name)
-		if u.known(name) && call.Arguments == "" {
+		if resent, ok := s.provider.tracer.aimer.resent(name); ok && u.known(name) && call.Arguments == "" {
+			args.Input = resent // the model asks again for the call a cancel cut short (aim.go)
+		} else if u.known(name) && call.Arguments == "" {
 			args.Input = u.input(name)
 		} else if u.known(name) {
 			args.Input = call.Arguments // the user's tool gets what the incident's model sent
@@ -399,6 +404,12 @@ func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name st
 		}
 	}
 	run = t.toolStarted(properties.ToolRun{CallID: args.CallID, Name: name, Parallel: parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel}, args.Request)
+	if m := t.aimer; m != nil {
+		m.timerStarted(faults.TimerTool, ms(call.LatencyMs))
+		if !m.userTools { // a user's call starts its moment when the user's tool runs (userTool)
+			m.toolStarted(name, call.LatencyMs, run.index)
+		}
+	}
 	if call.IgnoreCancel {
 		err = rt.Sleep(ms(call.LatencyMs))
 	} else {

@@ -47,6 +47,20 @@ type world struct {
 	// the log gained since (filestore.ReopenFS).
 	opened filestore.Opened
 	armed  *faults.Action
+	// cutBackSeq is the seq of the append the store cut back when the crash striking now follows
+	// a failed sync (the power-loss-after-cut-back fault), for its record; 0 otherwise.
+	cutBackSeq int64
+	// reached is how many of the plan's actions the user has come to (performed, or started in a
+	// racing task): the place in the user's script an aimed action that lands now takes.
+	reached int
+	// calling counts the world's calls into the agent under way (perform), from its own tasks or
+	// from an agent's task (an observer's callback, an aimed action at a preemption point). A crash
+	// armed to strike inside an append never strikes inside one: the call may hold the agent's lock
+	// across its appends (Send does), and the dying task would take it to its grave.
+	calling int
+	// appends counts the appends the store was asked for, and eventLimit is the run's budget of
+	// virtual events, appends among them (countEvent).
+	appends, eventLimit int
 	// refusedCount counts, per refusal window, the appends it refused (nil without windows).
 	refusedCount []int
 	// acknowledged are the current incarnation's events whose append returned (its history too):
@@ -99,6 +113,7 @@ func newWorldWith(schedule Schedule, rt harness.Runtime, scheduler *sched.Schedu
 	parts := s.takeParts()
 	w, t := &parts.world, &parts.tracer
 	t.init(rt, scheduler)
+	user = user.forSeed() // its state lives as long as this world, through every incarnation
 	*w = world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user, firstParts: s.takeIncarnation()}
 	w.userTools = newUserTools(user, rt, schedule.Seed)
 	parts.provider = planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools, world: w, streams: parts.streams[:]}
@@ -106,6 +121,7 @@ func newWorldWith(schedule Schedule, rt harness.Runtime, scheduler *sched.Schedu
 	s.lendTrace(t, w.provider)
 	w.tools = s.lendTools(parts.tools[:0], rt, t)
 	w.planned = countActions(schedule.Plan.Actions)
+	t.aimer = newAimer(w)
 	w.keepDurable = scheduler != nil && w.planned.crashes // only the scheduler can crash the agent
 	if w.keepDurable {
 		w.disk = newDisk()
@@ -158,6 +174,7 @@ func (w *world) play() {
 		if a.Concurrent && w.scheduler == nil {
 			continue
 		}
+		w.reached = i + 1
 		if a.Concurrent {
 			// The action by its place in the plan, which the run never changes: a copy of it
 			// (184 bytes) was captured by reference, an allocation of its own.
@@ -200,6 +217,8 @@ type plannedActions struct {
 	// crashes, idleWaits and races tell whether there is a crash, an idle wait, and a same-
 	// instant race.
 	crashes, idleWaits, races bool
+	// aimed counts the aimed actions (aim.go).
+	aimed int
 }
 
 // countActions is what actions hold. Switches, not a test per kind: a plan of a dozen actions
@@ -217,6 +236,9 @@ func countActions(actions []faults.Action) plannedActions {
 			p.crashes = true
 		case faults.ActWaitIdle:
 			p.idleWaits = true
+		case faults.ActAtTimer, faults.ActDuringTool, faults.ActAtSite:
+			p.aimed++
+			kind = a.Then // what it records, it records as what it does
 		}
 		switch kind { // as perform records them
 		case faults.ActFollowup, faults.ActSteer, faults.ActInject:
@@ -354,6 +376,7 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 	}
 	parts.store = simStore{world: w, log: log}
 	parts.runtime = tracingRuntime{Runtime: rt, tracer: t, world: w}
+	parts.runtime.preempter, _ = rt.(harness.Preempter)
 	parts.random = splitmix.Random{Rand: splitmix.New(deriveSeed(w.schedule.Seed, streamHarness+uint64(incarnation-1)*16))}
 	parts.draws = drawRecorder{inner: w.schedule.randomFor(incarnation, &parts.random), tracer: t, world: w}
 	w.store = &parts.store
@@ -412,6 +435,8 @@ func (w *world) strategy() harness.RetryStrategy {
 // perform does one action, the action-th of the plan (from 1) or what an observer of it does
 // (an observer never crashes the agent), and records it in the trace. a is read only.
 func (w *world) perform(action int, a *faults.Action) {
+	w.calling++
+	defer w.endCall()
 	t := w.tracer
 	agent := w.agent
 	seqAt := int64(agent.Session().Len())
@@ -484,6 +509,10 @@ func (w *world) perform(action int, a *faults.Action) {
 				})
 			}
 		})
+	case faults.ActAtTimer, faults.ActDuringTool, faults.ActAtSite:
+		if t.aimer != nil { // nil off the scheduler, where moments cannot be ordered
+			t.aimer.arm(action, a)
+		}
 	case faults.ActObserver:
 		if w.scheduler == nil {
 			return // on real goroutines the callback would race the user's task for the world's state
@@ -496,7 +525,7 @@ func (w *world) perform(action int, a *faults.Action) {
 		if w.scheduler == nil || w.down || w.disposed {
 			return
 		}
-		if a.InAppend {
+		if a.InAppend || a.FailSync {
 			w.armed = w.plannedAction(action, a)
 			return
 		}
@@ -505,6 +534,9 @@ func (w *world) perform(action int, a *faults.Action) {
 		panic(fmt.Sprintf("sim: invariant: a validated plan has an action of kind %q", a.Kind))
 	}
 }
+
+// endCall ends one of the world's calls into the agent (perform).
+func (w *world) endCall() { w.calling-- }
 
 // plannedAction is a, the action-th action of the plan, as the plan's own element, for the world
 // to keep: a pointer kept from a itself would make every caller's action escape to the heap (an

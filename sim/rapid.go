@@ -172,6 +172,10 @@ func (d *planDraw) plan() faults.Plan {
 		plan.CompactionBudget = max(plan.CompactionBudget, d.count("slow compaction budget", 1, 2))
 		plan.CompactionDelayMs = d.between("compactionDelayMs", 50, 5_000)
 	}
+	if d.on[faults.Preemption] {
+		plan.PreemptRate = float64(d.count("preempt rate tenths", 1, 10)) / 10
+	}
+	plan.Actions, plan.Refusals = d.aimed(plan.Actions, plan.Refusals, plan.HorizonMs)
 	if d.on[faults.CallIDReuse] && d.coin("call-id-reuse refuses a tool append") {
 		// as DrawPlan: one tool/call or tool/result refused, so calls are left unanswered
 		from := d.between("unanswered fromMs", 0, plan.HorizonMs-1)
@@ -435,6 +439,43 @@ func (d *planDraw) actions(horizonMs int64) []faults.Action {
 	}
 	sort.SliceStable(actions, func(i, j int) bool { return actions[i].AtMs < actions[j].AtMs })
 	return actions
+}
+
+// aimed draws the aimed faults switched on (faults/aim.go), one action each with what it needs,
+// armed early, as faults.DrawPlan draws them.
+func (d *planDraw) aimed(actions []faults.Action, refusals []faults.Window, horizonMs int64) ([]faults.Action, []faults.Window) {
+	early := func() int64 { return d.between("aimed atMs", 0, max(horizonMs/2, 1)-1) }
+	cancel := func(a faults.Action, thens ...string) faults.Action {
+		a.Then = rapid.SampledFrom(thens).Draw(d.t, "aimed then")
+		if a.Then == faults.ActCancel {
+			a.Cause, a.KeepInbox = harness.CauseUser, d.coin("aimed keepInbox")
+		}
+		return a
+	}
+	if d.on[faults.CancelAtTimer] {
+		timer := rapid.SampledFrom(faults.Timers).Draw(d.t, "aimed timer")
+		actions = append(actions, cancel(faults.Action{AtMs: early(), Kind: faults.ActAtTimer, Timer: timer, Fault: faults.CancelAtTimer}, faults.ActCancel, faults.ActDispose, faults.ActPluginEnd))
+	}
+	if d.on[faults.CancelDuringTool] {
+		a := faults.Action{AtMs: early(), Kind: faults.ActDuringTool, AfterMs: d.between("aimed afterMs", 0, 1000), Fault: faults.CancelDuringTool}
+		actions = append(actions, cancel(a, faults.ActCancel, faults.ActDispose))
+	}
+	if d.on[faults.DisposeBetweenCheckAndWait] {
+		a := faults.Action{AtMs: early(), Kind: faults.ActAtSite, Site: faults.SiteBeforeArmingWait, Fault: faults.DisposeBetweenCheckAndWait}
+		actions = append(actions, cancel(a, faults.ActDispose, faults.ActPluginEnd, faults.ActCancel))
+	}
+	if d.on[faults.WakeDuringFailedTurn] {
+		kind := rapid.SampledFrom([]string{harness.TypeStepStart, harness.TypeInboxClaim}).Draw(d.t, "aimed refusal")
+		a := faults.Action{AtMs: early(), Kind: faults.ActAtSite, Site: faults.SiteDriverAfterTurn, AfterRefused: kind, Then: faults.ActFollowup, Text: "aimed send", Fault: faults.WakeDuringFailedTurn}
+		actions = append(actions, a)
+		refusals = append(refusals, faults.Window{FromMs: a.AtMs, UntilMs: horizonMs, Type: kind, Count: 1, Fault: faults.WakeDuringFailedTurn})
+	}
+	if d.on[faults.PowerLossAfterCutBack] {
+		unsynced := rapid.SampledFrom([]string{faults.UnsyncedDropped, faults.UnsyncedTorn}).Draw(d.t, "aimed unsynced")
+		actions = append(actions, faults.Action{AtMs: early(), Kind: faults.ActCrash, FailSync: true, Unsynced: unsynced, RestartAfterMs: d.between("restartAfterMs", 0, 2000), Fault: faults.PowerLossAfterCutBack})
+	}
+	sort.SliceStable(actions, func(i, j int) bool { return actions[i].AtMs < actions[j].AtMs })
+	return actions, refusals
 }
 
 // refusal draws a window in which the store refuses appends: a short one refusing every append,

@@ -55,6 +55,8 @@ const (
 	streamStrategy
 	// streamToolArguments feeds the arguments of calls to a user's tools (Agent.Arguments).
 	streamToolArguments
+	// streamAim feeds the actions an Agent's Aim adds to a seed's plan (Agent.Schedule).
+	streamAim
 )
 
 // deriveSeed mixes a seed and a stream number with SplitMix64's finaliser (splitmix.Derive).

@@ -192,12 +192,20 @@ func simplerActions(s Schedule) []Schedule {
 			sortActions(c.Plan.Actions)
 			out = append(out, c)
 		}
-		if a.KeepInbox || a.RestartAfterMs > 0 || a.Reason != "" {
+		// A hook's reason may go (a cancel's own, or an aimed action's that cancels), but no other:
+		// a candidate equal to the schedule would always fail, and the shrinker never stop.
+		hookReason := a.Reason != "" && a.Cause == harness.CauseHook && (a.Kind == faults.ActCancel || a.Then == faults.ActCancel)
+		if a.KeepInbox || a.RestartAfterMs > 0 || hookReason {
 			c := cloneSchedule(s)
 			c.Plan.Actions[i].KeepInbox, c.Plan.Actions[i].RestartAfterMs = false, 0
-			if a.Kind == faults.ActCancel && a.Cause == harness.CauseHook {
+			if hookReason {
 				c.Plan.Actions[i].Reason = ""
 			}
+			out = append(out, c)
+		}
+		if a.AfterMs > 0 {
+			c := cloneSchedule(s)
+			c.Plan.Actions[i].AfterMs /= 2
 			out = append(out, c)
 		}
 	}
@@ -242,6 +250,11 @@ func smallerNumbers(s Schedule) []Schedule {
 		c.Plan.CompactionDelayMs = 0 // a handler that decides at once: slow-compaction off
 		out = append(out, c)
 	}
+	if s.Plan.PreemptRate > 0 {
+		c := cloneSchedule(s)
+		c.Plan.PreemptRate = 0 // preemption off
+		out = append(out, c)
+	}
 	return out
 }
 
@@ -282,6 +295,9 @@ func swarmOf(p faults.Plan) faults.Swarm {
 	}
 	if p.CompactionDelayMs > 0 {
 		swarm[faults.SlowCompaction] = 1
+	}
+	if p.PreemptRate > 0 {
+		swarm[faults.Preemption] = 1
 	}
 	return swarm
 }

@@ -37,6 +37,8 @@ type tracer struct {
 	toolOrder int64
 	// asked holds the tool calls the world streamed, by their arguments (plannedcalls.go).
 	asked []askedCall
+	// aimer holds the plan's armed aimed actions (aim.go); nil when it has none.
+	aimer *aimer
 }
 
 // newTracer records a run on rt, measuring virtual time from rt's clock at this moment.
@@ -146,10 +148,26 @@ type tracingRuntime struct {
 	harness.Runtime
 	tracer *tracer
 	world  *world // for the session log's length when a wait starts
+	// preempter is Runtime, when it has preemption points (the scheduler's process); nil off it.
+	preempter harness.Preempter
+}
+
+// Preempt is the harness's preemption point site: an aimed action waiting for it lands first
+// (aim.go), then the world's runtime may switch tasks there.
+func (r *tracingRuntime) Preempt(site string) {
+	if r.tracer.aimer != nil {
+		r.tracer.aimer.atSite(site)
+	}
+	if r.preempter != nil {
+		r.preempter.Preempt(site)
+	}
 }
 
 func (r *tracingRuntime) Sleep(d time.Duration, cancel ...context.Context) error {
 	t := r.tracer
+	if t.aimer != nil {
+		t.aimer.timerStarted(faults.TimerBackoff, d)
+	}
 	wait := properties.Wait{
 		StartMs:   t.nowMs(),
 		EndMs:     -1,

@@ -104,6 +104,9 @@ func userTool(tool harness.Tool, rt harness.Runtime, t *tracer) func(context.Con
 				panic(p)
 			}
 		}()
+		if m := t.aimer; m != nil {
+			m.userToolStarted(tool.Name, args.Input, run.index)
+		}
 		content, err = tool.Run(toolCtx, args.Input)
 		if call.IgnoreCancel && ctx.Err() != nil {
 			t.strike(faults.ToolIgnoresCancel) // it was cancelled mid-call and ran on

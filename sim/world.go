@@ -24,15 +24,23 @@ const livenessBoundMs = 300_000
 // deadline is reported as a liveness violation and not as the scheduler's time limit.
 const virtualTimeMarginMs = 60_000
 
-// A run's handoff limit grows with its plan: over seeds 1–10,000 a run needed at most 3.1 handoffs
-// per unit of plan size (Size) and never more than 172 in all, so 50 per unit over a floor of 5,000
-// leaves a wide margin. The limit is what a livelocking seed costs (a task that loops through the
-// runtime without virtual time moving: yielding, or spawning tasks), and the scheduler's default
-// of a million handoffs made that seconds per seed, hours per 10,000; this makes it milliseconds.
+// A run's budget of virtual events grows with its plan. Its events are the scheduler's handoffs
+// and preemption points and the appends the store is asked for: whatever a livelock does, it does
+// one of these over and over (yields, spawns, passes a check, appends a refused event), whether
+// virtual time moves or not. The budget is what a livelocking seed costs, and it is counted, not
+// timed, so the finding is the same on every machine: the scheduler's default of a million
+// handoffs made such a seed seconds of wall time, and a livelock that kept appending made a log of
+// tens of thousands of events for the properties to judge; with this it ends in milliseconds, as
+// a run-completes violation of its first seed. Over seeds 1–10,000 a run took at most 564 virtual
+// events, and 9.2 per unit of plan size (Size): 20 per unit over a floor of 1,000 leaves a wide
+// margin.
 const (
-	handoffsFloor       = 5_000
-	handoffsPerPlanUnit = 50
+	eventsFloor       = 1_000
+	eventsPerPlanUnit = 20
 )
+
+// findingEventLimit is the kind of the finding of a run past its budget of virtual events.
+const findingEventLimit = "event-limit"
 
 // taskLimit bounds a run's unfinished tasks: the world's own few, a watcher per action at most,
 // and the calls of one answer (at most faults.CallsMax run at once: a step drains its calls before
@@ -41,11 +49,26 @@ func taskLimit(schedule Schedule) int {
 	return 256 + len(schedule.Plan.Actions) + faults.CallsMax
 }
 
-// handoffLimit is the most scheduling decisions a run of schedule may take before it is reported
-// as a livelock (a run-completes finding of kind handoff-limit).
-func handoffLimit(schedule Schedule) int {
-	return handoffsFloor + handoffsPerPlanUnit*Size(schedule)
+// eventLimit is the most virtual events a run of schedule may take before it is reported as a
+// livelock (a run-completes finding of kind event-limit, or handoff-limit when the scheduler
+// alone reaches it).
+func eventLimit(schedule Schedule) int {
+	return eventsFloor + eventsPerPlanUnit*Size(schedule)
 }
+
+// countEvent counts an append the store is asked for against the run's budget of virtual events:
+// past it, the run stops at the next yield or preemption point with an event-limit finding.
+func (w *world) countEvent() {
+	w.appends++
+	if w.scheduler == nil || w.appends+w.scheduler.Handoffs()+w.scheduler.Preemptions() <= w.eventLimit {
+		return
+	}
+	w.scheduler.Stop(findingEventLimit, fmt.Sprintf("run took more than %d virtual events (scheduling decisions, preemption points and appends) for a plan of size %d: a livelock?", w.eventLimit, Size(w.schedule)))
+}
+
+// wallTimeLimit is the wall time a run may take before the scheduler reports it: a backstop, like
+// the watchdog's hang, for a run that is slow for a reason no count catches. It only reports.
+const wallTimeLimit = 5 * time.Second
 
 // Outcome is everything one schedule's run produced.
 type Outcome struct {
@@ -132,17 +155,23 @@ func runWorldInto(schedule Schedule, agent Agent, s *scratch, out *Outcome) *wor
 	scheduler := s.takeScheduler(sched.Options{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
 		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
-		MaxHandoffs:    handoffLimit(schedule),
+		MaxHandoffs:    eventLimit(schedule),
 		MaxTasks:       taskLimit(schedule),
 		PCTDepth:       schedule.Depth,
+		PreemptRate:    schedule.Plan.PreemptRate,
+		MaxWall:        wallTimeLimit,
 		Start:          schedule.start(),
 	})
 	w := newWorldWith(schedule, scheduler, scheduler, agent, s)
+	w.eventLimit = eventLimit(schedule)
 	if w.disk != nil {
 		w.disk.spare = s.takeLog()
 	}
 	report := scheduler.Run("main", w.play)
 	w.provider.releaseWire(hung(report))
+	if report.Preempted > 0 && schedule.Plan.PreemptRate > 0 {
+		w.tracer.strike(faults.Preemption) // a task gave way at a preemption point, the fault's aim
+	}
 	s.settleTrace(w.tracer)
 	w.keepDurableAtEnd()
 	w.tracer.trace.EndMs = report.VirtualElapsed.Milliseconds()

@@ -107,7 +107,7 @@ type Store struct {
 // Open opens the session log at path, on the operating system's file system, for appending,
 // creating it (mode 0644) if absent. It locks the file against other writers, reads and
 // validates the whole log, and cuts off a torn last line (after everything before it proved
-// valid; the cut is synced). The error is ErrLocked (wrapped) when another writer holds the file,
+// valid); what it read is synced before it is handed out. The error is ErrLocked (wrapped) when another writer holds the file,
 // a *FormatError when its content is malformed (the file is then left byte-for-byte untouched),
 // or an I/O error.
 func Open(path string) (*Store, Opened, error) { return OpenFS(OSFS{}, path) }
@@ -164,6 +164,13 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 		}
 		if err := file.Sync(); err != nil {
 			return nil, Opened{}, fmt.Errorf("filestore: sync %s after cutting its torn last line: %w", path, err)
+		}
+	} else if len(data) > 0 {
+		// What was read is the history the agent resumes from. A crash of the process can leave
+		// lines written but not yet synced (an append that never returned): read back, they are
+		// events the agent goes on from, and a power loss must not take them back after that.
+		if err := file.Sync(); err != nil {
+			return nil, Opened{}, fmt.Errorf("filestore: sync %s after reading it: %w", path, err)
 		}
 	}
 	if len(data) == 0 {

@@ -74,7 +74,7 @@ func (c *cli) scheduleToRun(seedSet bool, seed int64, sel *selection, allowed []
 	case seedSet && len(positional) > 0:
 		return schedule, nil, nil, c.usageError("%s takes -seed or a schedule file, not both", command), false
 	case seedSet:
-		return sim.NewSchedule(seed, allowed), nil, nil, exitOK, true
+		return c.opts.Agent.Schedule(seed, allowed), nil, nil, exitOK, true
 	case len(positional) == 1:
 		if sel.faults != "" {
 			return schedule, nil, nil, c.usageError("-faults shapes drawn schedules; a schedule file already fixes its faults"), false

@@ -126,7 +126,7 @@ func (c *cli) keepFailures(s sim.Summary, allowed []string, budget time.Duration
 		if property == sim.DeterminismProperty {
 			continue // a nondeterministic seed cannot be shrunk, or kept, by re-running it
 		}
-		r := sim.ShrinkAgent(sim.NewSchedule(failure.Seed, allowed), property, time.Until(deadline), c.opts.Agent)
+		r := sim.ShrinkAgent(c.opts.Agent.Schedule(failure.Seed, allowed), property, time.Until(deadline), c.opts.Agent)
 		if r.Runs > 0 {
 			fmt.Fprintf(c.stderr, "minimised seed %d for %s: size %d → %d in %d runs%s\n", failure.Seed, property, r.SizeBefore, r.SizeAfter, r.Runs, completeness(r))
 		}

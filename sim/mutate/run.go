@@ -111,7 +111,7 @@ func hunt(m Mutant, opts Options) (r Result) {
 		return failed(r, err)
 	}
 	var other *Result
-	for start, size := opts.Start, int64(50); r.SeedsRun < int64(opts.Seeds); size *= 4 {
+	for start, size := opts.Start, int64(1); r.SeedsRun < int64(opts.Seeds); size = nextChunk(size) {
 		size = min(size, int64(opts.Seeds)-r.SeedsRun)
 		s, err := runSeeds(binary, opts.Root, start, size, "", 0)
 		if err != nil {
@@ -155,6 +155,17 @@ func hunt(m Mutant, opts Options) (r Result) {
 		r.SizeBefore, r.SizeAfter = shrunkSizes(corpus)
 	}
 	return r
+}
+
+// nextChunk is the size of the chunk of seeds after one of size: the first is one seed, so that a
+// mutant that breaks every seed (a livelock at its budget, a hang at its watchdog: a seed of
+// either costs far more than a seed of a sound run) is killed at its first seed for one seed's
+// cost; then 50, 200, 800, …
+func nextChunk(size int64) int64 {
+	if size == 1 {
+		return 50
+	}
+	return size * 4
 }
 
 func failed(r Result, err error) Result {

@@ -111,7 +111,7 @@ func TestRunHuntsEachMutant(t *testing.T) {
 	assert.Equal(t, Killed, caught.Status, caught.Error)
 	assert.Equal(t, "own", caught.KilledBy)
 	assert.EqualValues(t, 130, caught.SeedsToKill)
-	assert.EqualValues(t, 250, caught.SeedsRun, "chunks of 50 and 200: it stops at the chunk that caught it")
+	assert.EqualValues(t, 251, caught.SeedsRun, "chunks of 1, 50 and 200: it stops at the chunk that caught it")
 	assert.Equal(t, 40, caught.SizeBefore)
 	assert.Equal(t, 3, caught.SizeAfter)
 
@@ -209,4 +209,23 @@ func TestMainRefusesARangePastTheLastSeed(t *testing.T) {
 	code, errOut = run("-workers", "1000")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "-workers must be 1 to 64, got 1000")
+}
+
+// A mutant that breaks every seed (as a livelock does, each seed ending at its budget) is killed
+// at its first seed after running that seed alone: the first chunk is one seed.
+func TestAMutantBreakingEverySeedIsKilledAtItsFirst(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a small binary")
+	}
+	root := toyModule(t)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "mutants", "everywhere.patch"), []byte(toyMutant("ownFrom", "1")), 0o644))
+	all, err := Load(filepath.Join(root, "mutants"))
+	require.NoError(t, err)
+	mutants, err := Select(all, []string{"everywhere"})
+	require.NoError(t, err)
+	results := Run(mutants, Options{Root: root, Main: "./toy", Start: 1, Seeds: 1000, Workers: 1})
+	require.Len(t, results, 1)
+	assert.Equal(t, Killed, results[0].Status, results[0].Error)
+	assert.EqualValues(t, 1, results[0].SeedsToKill)
+	assert.EqualValues(t, 1, results[0].SeedsRun, "one seed run, not a chunk of fifty")
 }

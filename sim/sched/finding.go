@@ -21,6 +21,8 @@ const (
 	FindingHandoffLimit = "handoff-limit"
 	// FindingTaskLimit: the run had more than Options.MaxTasks unfinished tasks.
 	FindingTaskLimit = "task-limit"
+	// FindingWallTimeLimit: the run took more than Options.MaxWall of wall time.
+	FindingWallTimeLimit = "wall-time-limit"
 )
 
 // Finding is why a run stopped before every task finished, with enough context to start

@@ -42,43 +42,73 @@ type pctPicker struct {
 	// drops, each with the priority it drops to (lower for later change points), in no order.
 	changes []pctChange
 	step    int
+	// preemptions counts the preemption points where the picker chose (Scheduler.Preempt):
+	// they are steps of their own, on which a change point may be placed too.
+	preemptions int
 }
 
-// pctChange is a change point: at scheduling step step, the task about to run drops to priority.
+// pctChange is a change point: at scheduling step step (at the step-th preemption point when
+// atPreemption), the task about to run drops to priority.
 type pctChange struct {
-	step     int
-	priority int64
+	step         int
+	priority     int64
+	atPreemption bool
 }
 
 // pctStepsMax is the number of steps change points are drawn among: long enough to reach the
 // late decisions of a typical run (a few hundred handoffs).
 const pctStepsMax = 1000
 
+// pctPreemptionsMax is the number of preemption points a change point placed on one is drawn
+// among: about as many as a default-mix run passes with another task runnable, so that such a
+// change point usually lands on a check the harness makes while a cancel or a dispose could
+// run.
+const pctPreemptionsMax = 16
+
 // init readies the zero p, drawing depth-1 change points into changes, an empty buffer (nil: a
-// new one). A step drawn twice keeps the later change point's (lower) priority.
+// new one), each on a handoff step or, half the time, on a preemption point (the aim at the
+// harness's check-then-lock windows). A step drawn twice keeps the later change point's (lower)
+// priority.
 func (p *pctPicker) init(rng *splitmix.Rand, depth int, changes []pctChange) {
 	if cap(changes) < depth-1 {
 		changes = make([]pctChange, 0, depth-1)
 	}
 	p.rng, p.changes = rng, changes
 	for i := 1; i < depth; i++ {
-		p.setChange(1+rng.Intn(pctStepsMax), int64(depth-i))
+		if rng.Intn(2) == 0 {
+			p.setChange(pctChange{step: 1 + rng.Intn(pctPreemptionsMax), priority: int64(depth - i), atPreemption: true})
+			continue
+		}
+		p.setChange(pctChange{step: 1 + rng.Intn(pctStepsMax), priority: int64(depth - i)})
 	}
 }
 
-// setChange makes step a change point dropping to priority, replacing an earlier one at step.
-func (p *pctPicker) setChange(step int, priority int64) {
+// setChange adds the change point c, replacing an earlier one at its step.
+func (p *pctPicker) setChange(c pctChange) {
 	for i := range p.changes {
-		if p.changes[i].step == step {
-			p.changes[i].priority = priority
+		if p.changes[i].step == c.step && p.changes[i].atPreemption == c.atPreemption {
+			p.changes[i].priority = c.priority
 			return
 		}
 	}
-	p.changes = append(p.changes, pctChange{step: step, priority: priority})
+	p.changes = append(p.changes, c)
 }
 
 func (p *pctPicker) pick(runnable []*task) int {
 	p.step++
+	return p.choose(runnable, p.step, false)
+}
+
+// preempt is PCT's choice at a preemption point: the highest-priority runnable task, as at any
+// step, unless a change point placed on this preemption point drops the task about to run.
+func (p *pctPicker) preempt(runnable []*task) int {
+	p.preemptions++
+	return p.choose(runnable, p.preemptions, true)
+}
+
+// choose returns the highest-priority runnable task, once the change point at step (counted
+// among preemption points when atPreemption), if any, has dropped the task about to run.
+func (p *pctPicker) choose(runnable []*task, step int, atPreemption bool) int {
 	best := -1
 	for i, t := range runnable {
 		if t.pctPriority == 0 { // first seen: every priority drawn or dropped to is positive
@@ -89,7 +119,7 @@ func (p *pctPicker) pick(runnable []*task) int {
 		}
 	}
 	for _, c := range p.changes {
-		if c.step != p.step {
+		if c.step != step || c.atPreemption != atPreemption {
 			continue
 		}
 		runnable[best].pctPriority = c.priority

@@ -71,9 +71,9 @@ type Options struct {
 	// run with a "virtual-time-limit" finding, so a livelock of ever-retrying timers cannot run
 	// forever. Zero or negative means no limit.
 	MaxVirtualTime time.Duration
-	// MaxHandoffs bounds the scheduling decisions of the run; needing one more is a
-	// "handoff-limit" finding, which catches livelocks that never advance virtual time. Zero or
-	// negative means 1,000,000.
+	// MaxHandoffs bounds the scheduling decisions and preemption points of the run; needing one
+	// more is a "handoff-limit" finding, which catches livelocks that never advance virtual time.
+	// Zero or negative means 1,000,000.
 	MaxHandoffs int
 	// MaxTasks bounds the unfinished tasks of the run; one more is a "task-limit" finding, which
 	// catches a livelock that spawns tasks faster than they finish (under PCT a spawner with the
@@ -83,11 +83,21 @@ type Options struct {
 	// PCTDepth, when positive, picks with PCT of that depth (priorities and depth-1 change
 	// points, see pctPicker) instead of uniformly.
 	PCTDepth int
+	// PreemptRate is the chance that a task reaching a preemption point (Preempt) gives way to
+	// another runnable task, drawn uniformly from the others, before the uniform draw among all
+	// of them decides: the aim of a swarm at the harness's check-then-lock windows. Zero: only
+	// the uniform draw. PCT ignores it (it aims with change points of its own).
+	PreemptRate float64
 	// Watchdog is the wall-clock time a task may run without yielding before the run ends with a
 	// "hang" finding (the task blocked outside the runtime, on a raw channel, a mutex or I/O, or
 	// it spins). It only ever produces that report; it decides nothing else. Zero or negative
 	// means ten seconds.
 	Watchdog time.Duration
+	// MaxWall is the wall-clock time the whole run may take: past it, the run ends at its next
+	// scheduling decision or preemption point with a "wall-time-limit" finding. A backstop for a
+	// run slow in a way no count bounds; like the watchdog it only reports, and it can only make
+	// two runs of one seed differ when one of them runs that long. Zero or negative: no limit.
+	MaxWall time.Duration
 }
 
 // Defaults for the zero fields of Options.
@@ -123,10 +133,13 @@ type Scheduler struct {
 	baton    *task         // the task the driver resumes next; nil when the run is over
 	unwound  int           // tasks[:unwound] have been unwound (or skipped, abandoned)
 	spawned  int           // tasks started so far
-	handoffs int           // scheduling decisions so far
-	findings []Finding
-	started  bool
-	over     bool // Run has returned
+	handoffs int           // scheduling decisions so far (but those at preemption points)
+	// preemptions counts the preemption points passed: they count against MaxHandoffs with the
+	// handoffs. preempted counts those where another task went first.
+	preemptions, preempted int
+	findings               []Finding
+	started                bool
+	over                   bool // Run has returned
 	// hung is set when the watchdog abandoned a task, whose goroutine may touch the Scheduler at
 	// any time after: Reset refuses it.
 	hung bool
@@ -159,7 +172,9 @@ type Scheduler struct {
 	// killing is set when the run ends early. It is atomic because a task abandoned by the
 	// watchdog may read it at any time, after Run has returned.
 	killing atomic.Bool
-	watch   watchdog
+	// overWall is set by the watchdog once the run has taken MaxWall of wall time.
+	overWall atomic.Bool
+	watch    watchdog
 
 	// kept is what an earlier run left for this one to reuse (reuse.go).
 	kept kept
@@ -218,6 +233,9 @@ type RunReport struct {
 	VirtualElapsed time.Duration
 	// Handoffs is the number of scheduling decisions, for schedules-per-second metrics.
 	Handoffs int
+	// Preempted is how many times a task gave way to another at a preemption point: the world's
+	// record that the preemption fault struck.
+	Preempted int
 }
 
 // Clock returns the virtual clock: Now is Start plus the virtual time elapsed. The harness reads
@@ -234,6 +252,10 @@ func (s *Scheduler) Elapsed() time.Duration { return s.elapsed }
 // Handoffs returns the number of scheduling decisions so far, for speed metrics. Like every
 // method, call it from a task or after Run returns.
 func (s *Scheduler) Handoffs() int { return s.handoffs }
+
+// Preemptions returns the number of preemption points passed so far: with Handoffs, what counts
+// against MaxHandoffs.
+func (s *Scheduler) Preemptions() int { return s.preemptions }
 
 // Unwinding reports whether the run is over and its unfinished tasks are being ended: a
 // deferred function running now runs because its task was killed, not because it returned. What
@@ -262,6 +284,7 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 		s.events = make(chan int64, 2)
 	}
 	s.watch.start(s.opts.Watchdog, &s.progress, s.events)
+	s.watch.startWall(s.opts.MaxWall, &s.overWall)
 	defer s.watch.stop()
 
 	s.spawn(nil, name, main)
@@ -276,6 +299,7 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 		Findings:       s.findings,
 		VirtualElapsed: s.elapsed,
 		Handoffs:       s.handoffs,
+		Preempted:      s.preempted,
 	}
 }
 
@@ -318,6 +342,7 @@ func (s *Scheduler) await() {
 // time when nothing is runnable, and draws one runnable task. It returns nil when the run is
 // over: every task finished, or a finding was recorded.
 func (s *Scheduler) next() *task {
+	s.checkWall()
 	if len(s.tasks) == 0 || len(s.findings) > 0 {
 		return nil
 	}
@@ -331,10 +356,10 @@ func (s *Scheduler) next() *task {
 	if len(runnable) == 0 {
 		panic("sched: invariant violated: no task runnable after virtual time advanced")
 	}
-	if s.handoffs >= s.opts.MaxHandoffs {
+	if s.handoffs+s.preemptions >= s.opts.MaxHandoffs {
 		s.addFinding(Finding{
 			Kind:    FindingHandoffLimit,
-			Message: fmt.Sprintf("run needed more than %d scheduling decisions (livelock?)", s.opts.MaxHandoffs),
+			Message: fmt.Sprintf("run needed more than %d scheduling decisions and preemption points (livelock?)", s.opts.MaxHandoffs),
 		})
 		return nil
 	}
@@ -415,6 +440,16 @@ func (s *Scheduler) advanceTime(earliest time.Duration, sleeping bool) bool {
 	return true
 }
 
+// checkWall records a wall-time-limit finding once the watchdog found the run over MaxWall.
+func (s *Scheduler) checkWall() {
+	if s.overWall.Load() && len(s.findings) == 0 {
+		s.addFinding(Finding{
+			Kind:    FindingWallTimeLimit,
+			Message: fmt.Sprintf("run took more than %v of wall time (a livelock no count bounds, or a machine far too slow)", s.opts.MaxWall),
+		})
+	}
+}
+
 // setElapsed moves virtual time to elapsed since start.
 func (s *Scheduler) setElapsed(elapsed time.Duration) {
 	s.elapsed = elapsed
@@ -431,9 +466,9 @@ func (s *Scheduler) addFinding(f Finding) {
 }
 
 // Stop ends the run with a finding of the caller's own kind (a herd's request limit): the run
-// stops when the calling task next yields, as after a panic, and the finding lists every task as
-// for the scheduler's own. A run keeps its first finding: Stop after one does nothing. Call it
-// from a task.
+// stops when the calling task next yields or passes a preemption point, as after a panic, and
+// the finding lists every task as for the scheduler's own. A run keeps its first finding: Stop
+// after one does nothing. Call it from a task.
 func (s *Scheduler) Stop(kind, message string) {
 	if len(s.findings) == 0 {
 		s.addFinding(Finding{Kind: kind, Message: message})

@@ -28,6 +28,12 @@ type watchdog struct {
 	// one, so a report that arrives after the task yielded is ignored.
 	hung chan<- int64
 
+	// wall bounds the whole run's wall time (0: no bound); began is when the run started, and
+	// overWall is set once the run took longer (Options.MaxWall).
+	wall     time.Duration
+	began    time.Time
+	overWall *atomic.Bool
+
 	// What follows is guarded by watched.mu.
 	at    int       // the entry's index in watched.runs while it is there
 	seen  int64     // the progress count at the last poll
@@ -59,9 +65,27 @@ func (w *watchdog) start(limit time.Duration, progress *atomic.Int64, hung chan<
 	}
 }
 
-// period polls four times per limit, so a hang is reported between limit and 1.25*limit after
-// the last handoff. Polling costs nothing per handoff, unlike a timer reset on each one.
-func (w *watchdog) period() time.Duration { return max(w.limit/4, time.Millisecond) }
+// startWall bounds the run's whole wall time by wall (0: no bound), setting overWall once it is
+// past. Called after start, before the run's first task runs.
+func (w *watchdog) startWall(wall time.Duration, overWall *atomic.Bool) {
+	watched.mu.Lock()
+	defer watched.mu.Unlock()
+	w.wall, w.began, w.overWall = wall, w.since, overWall
+	if p := w.period(); p < watched.period {
+		armWatch(p)
+	}
+}
+
+// period polls four times per limit (the shorter of the hang limit and the wall bound), so a
+// hang is reported between limit and 1.25*limit after the last handoff. Polling costs nothing per
+// handoff, unlike a timer reset on each one.
+func (w *watchdog) period() time.Duration {
+	limit := w.limit
+	if w.wall > 0 {
+		limit = min(limit, w.wall)
+	}
+	return max(limit/4, time.Millisecond)
+}
 
 // armWatch sets the timer to poll after p; watched.mu is held.
 func armWatch(p time.Duration) {
@@ -89,6 +113,9 @@ func pollWatched() {
 			default: // Run's goroutine has not taken the previous report yet
 			}
 			w.since = now
+		}
+		if w.wall > 0 && now.Sub(w.began) >= w.wall {
+			w.overWall.Store(true)
 		}
 		if p := w.period(); period == 0 || p < period {
 			period = p

@@ -26,7 +26,7 @@ func TestOwnPropertyAndToolShowInSimrunOutput(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Contains(t, out, "forecast-names-its-city")
 
-	code, out, stderr := weathersimRun("repro", "-seed", "3")
+	code, out, stderr := weathersimRun("repro", "-seed", "4") // a seed whose model calls the tool
 	assert.Equal(t, 0, code, stderr)
 	assert.Contains(t, out, "tool/call")
 	assert.Contains(t, out, "forecast")
@@ -37,7 +37,7 @@ func TestOwnPropertyAndToolShowInSimrunOutput(t *testing.T) {
 	assert.Contains(t, out, `"seeds":200`)
 
 	log := filepath.Join(t.TempDir(), "session.jsonl")
-	code, _, stderr = weathersimRun("repro", "-seed", "3", "-log", log)
+	code, _, stderr = weathersimRun("repro", "-seed", "4", "-log", log)
 	require.Equal(t, 0, code, stderr)
 	code, out, _ = weathersimRun("check", log)
 	assert.Equal(t, 0, code, out)
