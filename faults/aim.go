@@ -62,10 +62,8 @@ var AimedSites = []string{SiteBeforeArmingWait, SiteDriverAfterTurn}
 // wake-during-failed-turn action waits for.
 var OpeningTypes = []string{harness.TypeTurnStart, harness.TypeStepStart, harness.TypeInboxClaim}
 
-// aimedOpeningTypes are the refusals the wake-during-failed-turn fault draws: a refused turn/start
-// is left out, since the driver stops after it whatever wakes it meanwhile (a turn/start refused
-// opens no turn, and the work waits for a wake after the agent went idle).
-var aimedOpeningTypes = []string{harness.TypeStepStart, harness.TypeInboxClaim}
+// aimedOpeningTypes are the refusals the wake-during-failed-turn fault draws: every opening type.
+var aimedOpeningTypes = OpeningTypes
 
 // validateAimed refuses an aimed action the world cannot play, naming the field.
 func (a Action) validateAimed() error {

@@ -15,7 +15,7 @@ import (
 // bytes, changes it. Tuning the drawer must leave it as it is; a new fault changes it (call-id-reuse
 // did: the hash was taken from the branch that added it, before the tuning merged; so did
 // provider-nil-stream, tool-failure, the zoo strategies a plan names and the aimed faults).
-const drawnDigest = "e9d36e0d214d3e4dd463acf643499e012171b439e532d7a8fbb5166b2eb9a4d6"
+const drawnDigest = "530e0c75f7a9e1a96bce8ed6d0616b0112084ae67238c8bb958c99bb2b247781"
 
 func TestDrawnPlansAreUnchanged(t *testing.T) {
 	h := sha256.New()

@@ -31,7 +31,9 @@ func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) 
 			return false, err
 		}
 		a.emitError(AgentError{Turn: turn, Source: "turn/start", Err: err})
-		return false, &turnEndError{err: err} // no turn was opened, so none must be settled
+		// No turn was opened, so none must be settled; nor is the session broken (only a
+		// turn/end that cannot be written breaks it): the driver serves a wake that came meanwhile.
+		return false, fmt.Errorf("harness: turn %d not opened: %w", turn, err)
 	}
 	// ends is how the turn ends. Its Kind is set on every way out; only max-tokens, once set,
 	// stays.
