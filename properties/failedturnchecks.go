@@ -7,7 +7,7 @@ import (
 )
 
 // A wake while a failed turn winds down. A turn that failed before it took any message (the
-// store refused its step/start or its first claim) must not be rerun at once on the same
+// store refused its turn/start, its step/start or its first claim) must not be rerun at once on the same
 // messages, or a store that keeps refusing would spin the driver: the agent goes idle and waits
 // for the next wake. A waking send that comes meanwhile, while that turn runs or between its
 // turn/end and the driver's decision, is that next wake: it must not be lost in the instant the
@@ -43,6 +43,54 @@ func checkFailedTurnWakeServed(x *index, v *violations) {
 		}
 		v.add(pushSeq, dueMs, "turn %d failed before its first claim, a waking send came as it wound down (event %d), and no turn started at +%.3fs: the wake was lost", t.number, pushSeq, float64(dueMs-x.run.StartMs)/1000)
 	}
+	checkUnopenedTurnWakeServed(x, v)
+}
+
+// checkUnopenedTurnWakeServed is the same for a turn whose turn/start the store refused: it left
+// nothing in the log but the trace's refusal, and it winds down in the refusal's instant. A waking
+// send in that instant, after the refusal, must start a turn in that instant too, unless that
+// turn/start was refused again or a cancel, a crash or a disposal came.
+func checkUnopenedTurnWakeServed(x *index, v *violations) {
+	for i, r := range x.run.Trace.Refusals {
+		if r.Type != harness.TypeTurnStart || r.Event.Seq == 0 {
+			continue
+		}
+		var pushSeq int64
+		for _, seq := range x.wakingPushes(r.Event.Seq-1, math.MaxInt64) {
+			if x.timeOf(seq) == r.AtMs {
+				pushSeq = seq
+				break
+			}
+		}
+		if pushSeq == 0 || x.disposedBefore(pushSeq+1) || x.crashedAt(r.AtMs) || x.cancelledAt(r.AtMs, pushSeq) || x.turnStartRefusedAfter(i) {
+			continue
+		}
+		if !x.turnStartedAt(r.AtMs, pushSeq) {
+			v.add(pushSeq, r.AtMs, "the store refused a turn/start, a waking send came as that unopened turn wound down (event %d), and no turn started at +%.3fs: the wake was lost", pushSeq, float64(r.AtMs-x.run.StartMs)/1000)
+		}
+	}
+}
+
+// turnStartRefusedAfter reports whether another turn/start was refused in the instant of the
+// i-th refusal, after it.
+func (x *index) turnStartRefusedAfter(i int) bool {
+	r := x.run.Trace.Refusals[i]
+	for _, other := range x.run.Trace.Refusals[i+1:] {
+		if other.Type == harness.TypeTurnStart && other.AtMs == r.AtMs {
+			return true
+		}
+	}
+	return false
+}
+
+// turnStartedAt reports whether a turn started at atMs after the event at seq.
+func (x *index) turnStartedAt(atMs, seq int64) bool {
+	for _, t := range x.turnList {
+		if t.startSeq > seq && t.startMs == atMs {
+			return true
+		}
+	}
+	return false
 }
 
 // timeOf is the time of the log's event seq.
