@@ -58,10 +58,11 @@ type Options struct {
 	Command string
 	// Main is this command's main package, relative to the module root ("./cmd/mysim"): what
 	// -plant NAME builds with a mutant planted, and what mutate builds with each mutant (unless
-	// MutateMain says otherwise). "" makes -plant refuse and mutate ask for -main.
+	// MutateMain or the mutant's own Main header says otherwise). "" makes -plant refuse and mutate ask for -main.
 	Main string
-	// MutateMain, if set, is what mutate builds with each mutant instead of Main: a smaller main
-	// that runs the same agent and builds faster (turnsim's ./cmd/simrun/hunt).
+	// MutateMain, if set, is what mutate (and -plant) builds with each mutant instead of Main:
+	// a smaller main that runs the same agent and builds faster (turnsim's ./cmd/simrun/hunt).
+	// A mutant whose header names its own Main is built into that one.
 	MutateMain string
 	// Mutants is the folder of the agent's mutant files (NAME.patch), relative to the module
 	// root; "" is "mutants".

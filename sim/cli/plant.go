@@ -39,7 +39,8 @@ func plantedArg(args []string) string {
 // runPlanted runs a command in a build of this command with the named mutant planted: `-plant
 // NAME` is the shortcut for building that mutant (as mutate does: go build -overlay, the working
 // tree untouched) and running the same command, -plant included, in it. The build needs the
-// source, so it works inside the module. The mutant build runs in this process's group and dies
+// source, so it works inside the module. It builds the main mutate builds with that mutant, so
+// a seed mutate reports kills it here too: the same schedule in the same binary. The mutant build runs in this process's group and dies
 // with it; its folder goes when it ends or an interrupt stops this process.
 func (c *cli) runPlanted(name string, args []string) int {
 	if c.opts.Main == "" {
@@ -62,7 +63,7 @@ func (c *cli) runPlanted(name string, args []string) int {
 		return c.usageError("-plant: %v", err)
 	}
 	defer removeTemp(work)
-	binary, err := mutate.Build(picked[0], root, c.opts.Main, work)
+	binary, err := mutate.Build(picked[0], root, c.mutateMain(picked[0]), work)
 	if err != nil {
 		return c.usageError("-plant: %v", err)
 	}
@@ -89,4 +90,13 @@ func setPlant(name string) error {
 		return nil
 	}
 	return fmt.Errorf("-plant %q: this build does not carry it (run the command through the command that builds the mutant)", name)
+}
+
+// mutateMain is the main package mutate builds m into, and -plant too: the mutant's own Main,
+// else Options.MutateMain, else Options.Main.
+func (c *cli) mutateMain(m mutate.Mutant) string {
+	if c.opts.MutateMain != "" {
+		return m.MainOr(c.opts.MutateMain)
+	}
+	return m.MainOr(c.opts.Main)
 }

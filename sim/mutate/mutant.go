@@ -19,6 +19,11 @@ type Mutant struct {
 	Property string
 	// Doc says in one line what the mutant breaks.
 	Doc string
+	// Main, if set, is the main package this mutant is built into instead of the run's
+	// (Options.Main), relative to the module root: a mutant of code that only a bigger main
+	// links (turnsim's provider adapters, which only ./cmd/simrun/huntwire links) names it, so
+	// the rest are built into a main that compiles and links faster.
+	Main string
 	// File is where the mutant was read from.
 	File  string
 	Files []FilePatch
@@ -29,8 +34,8 @@ const Extension = ".patch"
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
-// Parse reads a mutant file: a header of `Key: value` lines (Property, Doc; other lines are
-// free text, for the reader), then a unified diff as `git diff` writes it, paths relative to the
+// Parse reads a mutant file: a header of `Key: value` lines (Property, Doc, Main; other lines
+// are free text, for the reader), then a unified diff as `git diff` writes it, paths relative to the
 // module root.
 func Parse(name, text string) (Mutant, error) {
 	m := Mutant{Name: name}
@@ -51,6 +56,11 @@ func Parse(name, text string) (Mutant, error) {
 			m.Property = strings.TrimSpace(value)
 		case "doc":
 			m.Doc = strings.TrimSpace(value)
+		case "main":
+			m.Main = strings.TrimSpace(value)
+			if !strings.HasPrefix(m.Main, "./") || strings.Contains(m.Main+"/", "/../") {
+				return m, fmt.Errorf("mutate: mutant %s: Main %q: write a package path inside the module, as ./cmd/NAME", name, m.Main)
+			}
 		}
 	}
 	files, err := parseUnifiedDiff(text)
@@ -59,6 +69,14 @@ func Parse(name, text string) (Mutant, error) {
 	}
 	m.Files = files
 	return m, nil
+}
+
+// MainOr is the main package the mutant is built into: its own Main, else fallback.
+func (m Mutant) MainOr(fallback string) string {
+	if m.Main != "" {
+		return m.Main
+	}
+	return fallback
 }
 
 // Load reads every *.patch file in dir, sorted by name.

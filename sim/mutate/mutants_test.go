@@ -1,6 +1,8 @@
 package mutate
 
 import (
+	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,4 +32,40 @@ func TestTurnsimsMutantsApply(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Every mutant is built into a main that links the code it breaks: hunt (what mutate builds
+// turnsim's mutants into) links no provider adapter, so a mutant of an adapter or of the wire
+// must name ./cmd/simrun/huntwire in its header, or it would survive every seed unseen.
+func TestTurnsimsMutantsAreBuiltIntoAMainThatLinksThem(t *testing.T) {
+	root, err := ModuleRoot(".")
+	require.NoError(t, err)
+	mutants, err := Load(filepath.Join(root, "internal", "mutants"))
+	require.NoError(t, err)
+	const module = "github.com/turnsim/turnsim"
+	linked := map[string]map[string]bool{}
+	deps := func(main string) map[string]bool {
+		if linked[main] == nil {
+			cmd := exec.Command("go", "list", "-deps", main)
+			cmd.Dir = root
+			out, err := cmd.Output()
+			require.NoError(t, err, "go list -deps %s", main)
+			linked[main] = map[string]bool{}
+			for _, p := range strings.Fields(string(out)) {
+				linked[main][p] = true
+			}
+		}
+		return linked[main]
+	}
+	for _, m := range mutants {
+		main := m.MainOr("./cmd/simrun/hunt")
+		for _, f := range m.Files {
+			if strings.HasSuffix(f.Path, "_test.go") {
+				continue
+			}
+			pkg := module + "/" + path.Dir(f.Path)
+			assert.True(t, deps(main)[pkg], "mutant %s breaks %s, which %s does not link (name a Main that does)", m.Name, pkg, main)
+		}
+	}
+	assert.False(t, deps("./cmd/simrun/hunt")[module+"/sim/wire"], "hunt links the wire: every mutant build pays for the provider SDKs")
 }

@@ -109,6 +109,16 @@ func TestAPatchMayCreateAFile(t *testing.T) {
 	assert.ErrorContains(t, err, "it creates p/new.go, which exists")
 }
 
+func TestAMutantMayNameTheMainItIsBuiltInto(t *testing.T) {
+	m, err := Parse("off-by-one", "Main: ./cmd/big\n"+offByOne)
+	require.NoError(t, err)
+	assert.Equal(t, "./cmd/big", m.Main)
+	assert.Equal(t, "./cmd/big", m.MainOr("./cmd/small"))
+	m, err = Parse("off-by-one", offByOne)
+	require.NoError(t, err)
+	assert.Equal(t, "./cmd/small", m.MainOr("./cmd/small"), "no Main: the run's")
+}
+
 func TestBadPatchesAreRefusedWithTheirLine(t *testing.T) {
 	for name, tc := range map[string]struct{ text, want string }{
 		"no diff":         {"Property: x\njust words\n", "no diff"},
@@ -119,6 +129,8 @@ func TestBadPatchesAreRefusedWithTheirLine(t *testing.T) {
 		"stray line":      {"--- a/p.go\n+++ b/p.go\n@@ -1,2 +1,2 @@\n a\n*b\n", "is not a context, removed or added line"},
 		"escaping path":   {"--- a/../p.go\n+++ b/../p.go\n@@ -1 +1 @@\n-a\n+b\n", "not a path inside the module"},
 		"upper-case name": {"", "use lower-case letters"},
+		"main outside":    {"Main: ../other/cmd\n--- a/p.go\n+++ b/p.go\n@@ -1 +1 @@\n-a\n+b\n", "a package path inside the module"},
+		"main not a path": {"Main: github.com/x/y\n--- a/p.go\n+++ b/p.go\n@@ -1 +1 @@\n-a\n+b\n", "a package path inside the module"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			mutantName := "m"

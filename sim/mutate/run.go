@@ -19,9 +19,10 @@ import (
 type Options struct {
 	// Root is the module the mutants patch and Main is built in.
 	Root string
-	// Main is the main package to build with each mutant planted: turnsim's ./cmd/simrun, or a
-	// user's command built on sim/cli. It must take `run -json -start S -seeds N -workers 1
-	// -corpus DIR -shrink-time D` and print the run's summary as JSON, as both do.
+	// Main is the main package to build with each mutant planted (unless the mutant names its
+	// own, Mutant.Main): turnsim's ./cmd/simrun/hunt, or a user's command built on sim/cli. It
+	// must take `run -json -start S -seeds N -workers 1 -corpus DIR -shrink-time D` and print
+	// the run's summary as JSON, as both do.
 	Main string
 	// Start is the first seed; Seeds bounds how many are run before a mutant is said to survive.
 	Start int64
@@ -105,7 +106,7 @@ func hunt(m Mutant, opts Options) (r Result) {
 		return failed(r, err)
 	}
 	defer os.RemoveAll(work)
-	binary, err := Build(m, opts.Root, opts.Main, work)
+	binary, err := Build(m, opts.Root, m.MainOr(opts.Main), work)
 	r.BuildSeconds = time.Since(began).Seconds()
 	if err != nil {
 		return failed(r, err)
