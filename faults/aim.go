@@ -53,10 +53,13 @@ const (
 	// SiteDriverAfterTurn is the driver's point after a turn, before it decides under its lock
 	// whether to go on.
 	SiteDriverAfterTurn = "driver: after turn, before lock"
+	// SiteBeforeTurnStart is the driver's point after it decided to run a turn, before it
+	// writes that turn's turn/start.
+	SiteBeforeTurnStart = "driver: before turn/start"
 )
 
 // AimedSites are the preemption points an at-site action may name.
-var AimedSites = []string{SiteBeforeArmingWait, SiteDriverAfterTurn}
+var AimedSites = []string{SiteBeforeArmingWait, SiteDriverAfterTurn, SiteBeforeTurnStart}
 
 // OpeningTypes are the appends that, refused, fail a turn before its first claim: the ones a
 // wake-during-failed-turn action waits for.
@@ -64,6 +67,18 @@ var OpeningTypes = []string{harness.TypeTurnStart, harness.TypeStepStart, harnes
 
 // aimedOpeningTypes are the refusals the wake-during-failed-turn fault draws: every opening type.
 var aimedOpeningTypes = OpeningTypes
+
+// wakeAtFailedTurn is a wake-during-failed-turn action around a turn that the store fails
+// before its first claim by refusing an append of type kind: the send lands as the turn winds
+// down (at the driver's point after it, once the refusal came) or, if beforeStart, just before
+// the turn writes its turn/start, after the driver decided to run it (then the send is the
+// turn's own, and the failed turn must wait for a later wake).
+func wakeAtFailedTurn(kind string, beforeStart bool) Action {
+	if beforeStart {
+		return Action{Kind: ActAtSite, Site: SiteBeforeTurnStart, Fault: WakeDuringFailedTurn}
+	}
+	return Action{Kind: ActAtSite, Site: SiteDriverAfterTurn, AfterRefused: kind, Fault: WakeDuringFailedTurn}
+}
 
 // validateAimed refuses an aimed action the world cannot play, naming the field.
 func (a Action) validateAimed() error {
@@ -132,7 +147,8 @@ func (d *drawer) drawAimed(actions []Action, horizonMs int64, sends *int) []Acti
 	}
 	if d.hasAt(wakeDuringFailedTurnAt) {
 		kind := aimedOpeningTypes[d.rng.Intn(len(aimedOpeningTypes))]
-		a := Action{AtMs: early(), Kind: ActAtSite, Site: SiteDriverAfterTurn, AfterRefused: kind, Fault: WakeDuringFailedTurn}
+		a := wakeAtFailedTurn(kind, d.rng.Intn(2) == 0)
+		a.AtMs = early()
 		then := []string{ActFollowup, ActSteer}[d.rng.Intn(2)]
 		*sends++
 		a.Then, a.Text = then, sendText(sendAimed, *sends)
@@ -179,7 +195,7 @@ var aimUsage = []struct{ form, doc string }{
 	{CancelDuringTool + "[:TOOL]", "a cancel while a call of TOOL (any tool without one) runs"},
 	{CancelAtTimer + "[:backoff|tool|chunk]", "a cancel, dispose or plugin end in the instant a timer runs out"},
 	{DisposeBetweenCheckAndWait, "a disposal between llm-retry's last disposed check and its backoff wait"},
-	{WakeDuringFailedTurn, "a waking send while a turn refused before its first claim winds down"},
+	{WakeDuringFailedTurn, "a waking send while a turn refused before its first claim winds down, or as it opens"},
 	{PowerLossAfterCutBack, "a power loss right after the file store cut a failed append back"},
 	{Preemption, "every preemption point gives way to another runnable task"},
 }
@@ -253,7 +269,9 @@ func (a Aim) Apply(plan *Plan, rng *rand.Rand) {
 	case WakeDuringFailedTurn:
 		kind := aimedOpeningTypes[d.rng.Intn(len(aimedOpeningTypes))]
 		then := []string{ActFollowup, ActSteer}[d.rng.Intn(2)]
-		plan.Actions = append(plan.Actions, Action{AtMs: 0, Kind: ActAtSite, Site: SiteDriverAfterTurn, AfterRefused: kind, Then: then, Text: sendText(sendAim, 1), Fault: WakeDuringFailedTurn})
+		action := wakeAtFailedTurn(kind, d.rng.Intn(2) == 0)
+		action.Then, action.Text = then, sendText(sendAim, 1)
+		plan.Actions = append(plan.Actions, action)
 		plan.Refusals = append(plan.Refusals, Window{FromMs: 0, UntilMs: plan.HorizonMs, Type: kind, Count: 1, Fault: WakeDuringFailedTurn})
 	case PowerLossAfterCutBack:
 		unsynced := []string{UnsyncedDropped, UnsyncedTorn}[d.rng.Intn(2)]

@@ -150,7 +150,7 @@ var catalogueTable = [...]Fault{
 	{CancelAtTimer, GroupUser, "a cancel, a dispose or the llm-retry plugin's end lands in the very instant a backoff wait, a tool's latency or a chunk's delay runs out: both are due together, in the order the seed draws"},
 	{CancelDuringTool, GroupUser, "a cancel (or a dispose) lands while a call of a chosen tool, or of any, runs: a drawn time into the call"},
 	{DisposeBetweenCheckAndWait, GroupHost, "the agent is disposed, the llm-retry plugin ends or the step is cancelled between the plugin's last disposed check and its backoff wait"},
-	{WakeDuringFailedTurn, GroupUser, "a waking send arrives while a turn that failed before its first claim (its turn/start, step/start or claim refused by the store) winds down"},
+	{WakeDuringFailedTurn, GroupUser, "a waking send arrives while a turn that failed before its first claim (its turn/start, step/start or claim refused by the store) winds down, or just before that turn writes its turn/start"},
 	{PowerLossAfterCutBack, GroupHost, "the disk fails an append's sync after the bytes reached it; the file store cuts the file back, and the machine loses power right after, before any later durable point"},
 	{WireRetryAfterMs, GroupWire, "over the wire, a failure's Retry-After sent as retry-after-ms (decimal milliseconds), alone or with a Retry-After that must lose to it"},
 	{WireRetryAfterSeconds, GroupWire, "over the wire, a failure's Retry-After sent as delay-seconds (whole seconds, rounded up): read in seconds, not milliseconds"},

@@ -90,7 +90,8 @@ type Agent struct {
 	claimedInTurn int
 	wakeRequested bool
 	disposed      bool
-	// wokenInTurn is set by a waking send while the turn runs: work for the driver to go on with.
+	// wokenInTurn is set by a waking send after the turn's turn/start: work for the driver to go
+	// on with.
 	wokenInTurn   bool
 	inbox         inbox
 	messageCount  int
