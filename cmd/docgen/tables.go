@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -13,14 +14,37 @@ import (
 	"github.com/turnsim/turnsim/sim/mutate"
 )
 
-// Generators are docgen's tables, for the module at root.
+// Generators are docgen's tables, for the module at root: the catalogues, Brooker's table, and
+// each shared command's usage (usage-NAME).
 func Generators(root string) map[string]Generator {
-	return map[string]Generator{
+	g := map[string]Generator{
 		"faults":     func() (string, error) { return simrun("faults", "-markdown") },
 		"properties": func() (string, error) { return simrun("properties", "-markdown") },
 		"mutants":    func() (string, error) { return mutantsTable(root) },
 		"brooker":    func() (string, error) { return brookerTable(root) },
 	}
+	for _, name := range sharedCommands {
+		g["usage-"+name] = func() (string, error) { return usage(name) }
+	}
+	return g
+}
+
+// sharedCommands are sim/cli's commands, which simrun and a user's own command share; simrun's
+// own (scenario, scenarios) live in cmd/simrun, and docs/commands.md describes them by hand.
+var sharedCommands = []string{"run", "repro", "shrink", "check", "replay", "serve", "merge", "policy", "fuzz-policy", "faults", "properties", "mutate", "plants"}
+
+// usage is what `simrun NAME -h` prints, in a text block. The one default that depends on the
+// machine, run's -workers (GOMAXPROCS), is written as its name.
+func usage(name string) (string, error) {
+	var stdout, stderr bytes.Buffer
+	if code := cli.Main([]string{name, "-h"}, &stdout, &stderr, cli.Options{Agent: sim.Agent{}, Name: "simrun"}); code != 0 {
+		return "", fmt.Errorf("simrun %s -h exited %d: %s", name, code, stderr.String())
+	}
+	text := strings.TrimRight(stdout.String()+stderr.String(), "\n")
+	if name == "run" {
+		text = strings.Replace(text, fmt.Sprintf("(1 to 256) (default %d)", runtime.GOMAXPROCS(0)), "(1 to 256) (default GOMAXPROCS)", 1)
+	}
+	return "```text\n" + text + "\n```\n", nil
 }
 
 // simrun runs one of simrun's commands in this process, on turnsim's own agent, and returns
