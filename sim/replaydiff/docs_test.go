@@ -7,51 +7,24 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/turnsim/turnsim/internal/doccmd"
 )
 
 // repoRoot is the module's root, from this package's folder.
 const repoRoot = "../.."
 
-// docCommand is one command of docs/replay.md's shell blocks and the exit code its comment
-// promises ("# exits 1"; 0 otherwise; none for a command sent to the background).
-type docCommand struct {
-	line string
-	code int
-}
-
-var docExits = regexp.MustCompile(`#.*\bexits (\d)`)
-
-// docCommands are the commands of the walk-through's ```sh blocks, in order.
-func docCommands(t *testing.T) []docCommand {
-	data, err := os.ReadFile(filepath.Join(repoRoot, "docs/replay.md"))
+// docCommands are the commands of the walk-through's ```sh blocks, in order (internal/doccmd
+// reads them as cmd/simrun's test reads README.md's and the other pages').
+func docCommands(t *testing.T) []doccmd.Command {
+	commands, err := doccmd.Read(filepath.Join(repoRoot, "docs/replay.md"))
 	require.NoError(t, err)
-	var commands []docCommand
-	inShell := false
-	for _, line := range strings.Split(string(data), "\n") {
-		switch {
-		case strings.HasPrefix(line, "```sh"):
-			inShell = true
-			continue
-		case strings.HasPrefix(line, "```"):
-			inShell = false
-			continue
-		case !inShell || strings.TrimSpace(line) == "":
-			continue
-		}
-		code := 0
-		if m := docExits.FindStringSubmatch(line); m != nil {
-			code, _ = strconv.Atoi(m[1])
-		}
-		commands = append(commands, docCommand{line: strings.TrimSpace(line), code: code})
-	}
 	require.NotEmpty(t, commands)
 	return commands
 }
@@ -79,19 +52,22 @@ func TestReplayWalkThroughRuns(t *testing.T) {
 	var script strings.Builder
 	script.WriteString("set -u\n")
 	for i, c := range docCommands(t) {
+		if c.NotRun != "" {
+			continue
+		}
 		line := strings.NewReplacer(
 			"go run ./cmd/simrun", filepath.Join(bin, "simrun"),
 			"go run ./examples/chat/chatsim", filepath.Join(bin, "chatsim"),
 			"go run ./examples/chat", filepath.Join(bin, "chat"),
 			"incident/", incident,
-		).Replace(c.line)
+		).Replace(c.Text)
 		line = strings.Replace(line, "mkdir -p incident", "mkdir -p "+incident, 1)
 		fmt.Fprintf(&script, "%s\n", line)
 		if strings.Contains(line, "&") || strings.HasPrefix(line, "until ") || strings.HasPrefix(line, "kill ") {
 			continue
 		}
 		fmt.Fprintf(&script, "code=$?; if [ $code -ne %d ]; then echo \"docs/replay.md command %d exited $code, not %d: %s\" >&2; exit 97; fi\n",
-			c.code, i+1, c.code, strings.ReplaceAll(c.line, `"`, `\"`))
+			c.Code, i+1, c.Code, strings.ReplaceAll(c.Text, `"`, `\"`))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
