@@ -74,7 +74,9 @@ func TestShrinkMinimisesAFailingScheduleFile(t *testing.T) {
 
 func TestFuzzPolicyCatchesThePlantedUnsafePolicyWithMinimalParameters(t *testing.T) {
 	registerUnsafePolicy(t)
-	code, out, errOut := simrun("fuzz-policy", "-policies", "planted-uncapped", "-checks", "50")
+	// A fixed seed: 50 checks of a drawn seed miss the defect now and then (a run must draw four
+	// retries past the cap), and a test that fails on some seeds is a flaky test.
+	code, out, errOut := simrun("fuzz-policy", "-seed", "1", "-policies", "planted-uncapped", "-checks", "50")
 	require.Equal(t, exitViolation, code, out)
 	assert.Contains(t, out, "FAIL planted-uncapped")
 	assert.Contains(t, out, "[rapid] draw capMs: 1000\n", "shrunk to the smallest cap")
@@ -83,19 +85,22 @@ func TestFuzzPolicyCatchesThePlantedUnsafePolicyWithMinimalParameters(t *testing
 	assert.Contains(t, errOut, "broke a safety property")
 }
 
-// A fuzzing run names its seed and the command that repeats it, and that command gives the same
-// draws, the same failure and the same report.
+// A fuzzing run names its seed (drawn, when -seed is not given) and the command that repeats it,
+// and that command gives the same draws, the same outcome and the same report, whether the drawn
+// seed's checks found the defect or not.
 func TestFuzzPolicyRepeatsFromItsSeed(t *testing.T) {
 	registerUnsafePolicy(t)
 	code, out, errOut := simrun("fuzz-policy", "-policies", "planted-uncapped", "-checks", "50", "-json")
-	require.Equal(t, exitViolation, code, errOut)
+	require.Contains(t, []int{exitOK, exitViolation}, code, errOut)
 	var first fuzzPolicyReport
 	require.NoError(t, json.Unmarshal([]byte(out), &first))
 	require.NotZero(t, first.Seed)
-	assert.Equal(t, 1, first.Failed, out)
-	assert.Contains(t, errOut, "repeat: "+first.Repeat)
+	assert.Equal(t, code, first.Failed, out)
+	if code == exitViolation {
+		assert.Contains(t, errOut, "repeat: "+first.Repeat, "a failure says how to repeat it")
+	}
 	repeat := strings.Fields(strings.TrimPrefix(first.Repeat, "go run ./cmd/simrun "))
-	code, again, _ := simrun(append(repeat, "-json")...)
-	require.Equal(t, exitViolation, code)
-	assert.JSONEq(t, out, again, "the same seed, the same draws")
+	again, againOut, _ := simrun(append(repeat, "-json")...)
+	require.Equal(t, code, again)
+	assert.JSONEq(t, out, againOut, "the same seed, the same draws")
 }
