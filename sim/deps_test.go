@@ -1,0 +1,26 @@
+package sim
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A user's module imports sim, sim/cli, faults and properties to test its agent; none of them
+// may pull a provider SDK into the user's build (compiling openai-go alone takes about 2.8 GB and
+// a minute and a half of CPU). The real adapters come only with sim/wire, which a command imports
+// when it wants them on the wire.
+func TestImportingTheSimulatorLinksNoProviderSDK(t *testing.T) {
+	const module = "github.com/turnsim/turnsim"
+	cmd := exec.Command("go", "list", "-deps", module+"/sim", module+"/sim/cli", module+"/faults", module+"/properties")
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list -deps")
+	for _, p := range strings.Fields(string(out)) {
+		for _, sdk := range []string{"github.com/openai/", "github.com/anthropics/", module + "/harness/provider/", WireImport} {
+			assert.False(t, strings.HasPrefix(p, sdk), "the simulator's packages link %s", p)
+		}
+	}
+}
