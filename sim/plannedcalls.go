@@ -107,35 +107,12 @@ func appendCallRest(b []byte, args toolArguments) ([]byte, bool) {
 	if call.IgnoreCancel {
 		b = append(b, `,"ignoreCancel":true`...)
 	}
-	if len(call.Faults) > 0 {
-		b = append(b, `,"faults":[`...)
-		for i, f := range call.Faults {
-			if !plainJSON(f) {
-				return b, false
-			}
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '"')
-			b = append(b, f...)
-			b = append(b, '"')
-		}
-		b = append(b, ']')
+	var ok bool
+	if b, ok = appendPlainList(b, "faults", call.Faults); !ok {
+		return b, false
 	}
-	if len(call.Wrap) > 0 {
-		b = append(b, `,"wrap":[`...)
-		for i, layer := range call.Wrap {
-			if !plainJSON(layer) {
-				return b, false
-			}
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '"')
-			b = append(b, layer...)
-			b = append(b, '"')
-		}
-		b = append(b, ']')
+	if b, ok = appendPlainList(b, "wrap", call.Wrap); !ok {
+		return b, false
 	}
 	if args.Input != "" {
 		b = append(b, `,"input":"`...)
@@ -155,4 +132,27 @@ func plainJSON(s string) bool {
 		}
 	}
 	return true
+}
+
+// appendPlainList appends `,"key":["a","b"]` for a non-empty list of strings that need no
+// escaping; ok is false (and b is not to be used) when one does.
+func appendPlainList(b []byte, key string, list []string) (_ []byte, ok bool) {
+	if len(list) == 0 {
+		return b, true
+	}
+	b = append(b, `,"`...)
+	b = append(b, key...)
+	b = append(b, `":[`...)
+	for i, item := range list {
+		if !plainJSON(item) {
+			return b, false
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, item...)
+		b = append(b, '"')
+	}
+	return append(b, ']'), true
 }
