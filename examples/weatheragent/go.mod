@@ -4,7 +4,7 @@ go 1.26.8
 
 require github.com/turnsim/turnsim v0.0.0
 
-require pgregory.net/rapid v1.3.0 // indirect
+require pgregory.net/rapid v1.3.0
 
 require (
 	github.com/benbjohnson/clock v1.3.5 // indirect
