@@ -14,14 +14,21 @@ import (
 	"github.com/turnsim/turnsim/sim/mutate"
 )
 
-// Generators are docgen's tables, for the module at root: the catalogues, Brooker's table, and
-// each shared command's usage (usage-NAME).
-func Generators(root string) map[string]Generator {
+// Generators are docgen's tables, for the module at root: the catalogues, Brooker's table, each
+// shared command's usage (usage-NAME), and the measured figures of docs/performance.md, taken
+// again only when measure is set (kept as they are otherwise).
+func Generators(root string, measure bool) map[string]Generator {
 	g := map[string]Generator{
 		"faults":     func() (string, error) { return simrun("faults", "-markdown") },
 		"properties": func() (string, error) { return simrun("properties", "-markdown") },
 		"mutants":    func() (string, error) { return mutantsTable(root) },
 		"brooker":    func() (string, error) { return brookerTable(root) },
+		"performance": func() (string, error) {
+			if measure {
+				return measuredTable(root)
+			}
+			return keptBlock(root, "performance.md", "performance")
+		},
 	}
 	for _, name := range sharedCommands {
 		g["usage-"+name] = func() (string, error) { return usage(name) }
