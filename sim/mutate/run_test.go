@@ -203,7 +203,7 @@ func TestMainRefusesARangePastTheLastSeed(t *testing.T) {
 	}
 	code, errOut := run("-start", "9223372036854775807")
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, errOut, "toy: -start 9223372036854775807 with -seeds 2000 runs past the largest seed 9223372036854775807: start at most at 9223372036854773808")
+	assert.Contains(t, errOut, "toy: -start 9223372036854775807 with -seeds 10000 runs past the largest seed 9223372036854775807: start at most at 9223372036854765808")
 	code, errOut = run("-start", "9223372036854775807", "-seeds", "1", "-list")
 	assert.NotContains(t, errOut, "runs past", "one seed from the last fits")
 	code, errOut = run("-workers", "1000")
