@@ -61,19 +61,24 @@ func TestRetryableUnderFallsBackToTheSpecsList(t *testing.T) {
 	assert.False(t, usableRetryAfter(harness.Failure{ProviderRetryAfterMs: -1}))
 }
 
+// drawDelayCase draws what a local delay depends on: a policy (fractional delays included), a
+// retry number and the random draw.
+func drawDelayCase(t *rapid.T) (p harness.RetryPolicy, retry int, random float64) {
+	initial := float64(rapid.IntRange(0, 20_000).Draw(t, "initialMs")) / float64(rapid.SampledFrom([]int{1, 4, 10}).Draw(t, "fraction"))
+	p = harness.RetryPolicy{
+		Mode:           harness.ModeAlways,
+		InitialDelayMs: initial,
+		MaxDelayMs:     initial * float64(rapid.IntRange(1, 100).Draw(t, "factor")),
+		JitterRatio:    float64(rapid.IntRange(0, 100).Draw(t, "jitter%")) / 100,
+	}
+	return p, rapid.IntRange(1, 3000).Draw(t, "retry"), rapid.Float64Range(0, 0.999999).Draw(t, "random")
+}
+
 // The restated formula and the harness's agree today on every delay it can produce (a check on
 // the oracle, not a dependency of it): any policy, retry number and random draw.
 func TestSpecDelayWindowHoldsTheHarnessesDelays(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		initial := float64(rapid.IntRange(0, 20_000).Draw(t, "initialMs")) / float64(rapid.SampledFrom([]int{1, 4, 10}).Draw(t, "fraction"))
-		p := harness.RetryPolicy{
-			Mode:           harness.ModeAlways,
-			InitialDelayMs: initial,
-			MaxDelayMs:     initial * float64(rapid.IntRange(1, 100).Draw(t, "factor")),
-			JitterRatio:    float64(rapid.IntRange(0, 100).Draw(t, "jitter%")) / 100,
-		}
-		n := rapid.IntRange(1, 3000).Draw(t, "retry")
-		random := rapid.Float64Range(0, 0.999999).Draw(t, "random")
+		p, n, random := drawDelayCase(t)
 		delay := harness.LocalDelayMs(p, n, random)
 		low, high := specDelayWindowMs(p, n)
 		if delay < low || delay > high || delay > p.MaxDelayMs {
@@ -86,15 +91,7 @@ func TestSpecDelayWindowHoldsTheHarnessesDelays(t *testing.T) {
 // not a dependency of it): any policy, retry number and draw, fractional delays included.
 func TestSpecLocalDelayIsTheHarnessesExactly(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		initial := float64(rapid.IntRange(0, 20_000).Draw(t, "initialMs")) / float64(rapid.SampledFrom([]int{1, 4, 10}).Draw(t, "fraction"))
-		p := harness.RetryPolicy{
-			Mode:           harness.ModeAlways,
-			InitialDelayMs: initial,
-			MaxDelayMs:     initial * float64(rapid.IntRange(1, 100).Draw(t, "factor")),
-			JitterRatio:    float64(rapid.IntRange(0, 100).Draw(t, "jitter%")) / 100,
-		}
-		n := rapid.IntRange(1, 3000).Draw(t, "retry")
-		random := rapid.Float64Range(0, 0.999999).Draw(t, "random")
+		p, n, random := drawDelayCase(t)
 		if got, want := specLocalDelayMs(p, n, random), harness.LocalDelayMs(p, n, random); got != want {
 			t.Fatalf("spec's delay %g, harness's %g", got, want)
 		}
