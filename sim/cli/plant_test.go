@@ -104,3 +104,15 @@ func TestFuzzPolicyRepeatsFromItsSeed(t *testing.T) {
 	require.Equal(t, code, again)
 	assert.JSONEq(t, out, againOut, "the same seed, the same draws")
 }
+
+// replay takes -plant as the other commands that run the agent do: the incident's log replays in
+// a build with the mutant planted, and the repro line it prints keeps the mutant.
+func TestReplayRunsInAPlantedBuild(t *testing.T) {
+	dir := t.TempDir()
+	log, schedule := filepath.Join(dir, "incident.jsonl"), filepath.Join(dir, "s.json")
+	code, _, errOut := simrun("repro", "-seed", "4", "-log", log)
+	require.Equal(t, exitOK, code, errOut)
+	code, out, errOut := simrun("replay", "-plant", "wait-before-retry-record", log, "-o", schedule)
+	require.LessOrEqual(t, code, exitViolation, errOut)
+	assert.Contains(t, out, "reproduce: go run ./cmd/simrun repro -plant wait-before-retry-record "+schedule)
+}

@@ -15,7 +15,9 @@ import (
 // what broke; run on a fix, it says whether the fix holds for the incident (exit 0 or 1, as
 // repro). -o keeps the schedule, for repro and shrink.
 func (c *cli) replay(args []string) int {
-	fs := c.flagSet("replay", "replay [-search N] [-late D] [-o FILE] [-log FILE] LOG.jsonl")
+	fs := c.flagSet("replay", "replay [-search N] [-late D] [-o FILE] [-log FILE] [-plant NAME] LOG.jsonl")
+	var s selection
+	s.registerPlant(fs, c.name)
 	search := fs.Int("search", 1, "try this many seeds for what the log leaves open (same-instant orders), keeping the first whose log matches the incident's")
 	late := fs.Duration("late", sim.DefaultLateMs*time.Millisecond, "how far apart the incident's and the replay's times of an event may be (a production log's timers fire late)")
 	output := fs.String("o", "", "write the replay's schedule to FILE (then: repro FILE, shrink FILE -property NAME)")
@@ -31,6 +33,9 @@ func (c *cli) replay(args []string) int {
 		return c.usageError("replay: -search %d: try at least one seed", *search)
 	case *late < 0:
 		return c.usageError("replay: -late %v is negative", *late)
+	}
+	if err := setPlant(s.plant); err != nil {
+		return c.usageError("replay: %v", err)
 	}
 	path := positional[0]
 	if err := checkOutputs([]namedPath{{"incident's log", path}}, []namedPath{{"-o", *output}, {"-log", *logFile}}); err != nil {
@@ -76,7 +81,7 @@ func (c *cli) replay(args []string) int {
 		return c.usageError("replay: %s", outputErrorText(err))
 	}
 	if *output != "" {
-		fmt.Fprintf(c.stdout, "schedule: %s (reproduce: %s repro %s)\n", *output, c.opts.Command, *output)
+		fmt.Fprintf(c.stdout, "schedule: %s (reproduce: %s)\n", *output, c.reproFileCommand(&s, *output))
 	}
 	if len(r.Outcome.Violations) > 0 {
 		return exitViolation
