@@ -92,7 +92,7 @@ func (a *Agent) drive() {
 	for !a.disposed && a.phaseCtx.Err() == nil && a.inbox.hasPending() {
 		turn := a.lastTurn + 1
 		a.turn, a.step = turn, 0
-		a.claimedInTurn = 0 // wokenInTurn is cleared as turn/start is written (openTurn)
+		a.claimedInTurn = 0 // wokenInTurn is cleared as turn/start is written (appendUnlessCancelled)
 		ctx := a.phaseCtx
 		a.mu.Unlock()
 

@@ -10,7 +10,7 @@ import (
 // the same step, whenever the waterfall asks for a retry), logs the assembled answer, and runs
 // the tool calls the answer asks for. step/end is written on every way out once step/start was.
 func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err error) {
-	if err := a.appendUnlessCancelled(ctx, StepStart{Turn: turn, Step: step}); err != nil {
+	if err := a.appendUnlessCancelled(ctx, "open work: before lock", StepStart{Turn: turn, Step: step}); err != nil {
 		return "", err
 	}
 	defer func() {
@@ -71,12 +71,22 @@ func (a *Agent) runStep(ctx context.Context, turn, step int) (finish Finish, err
 // appendUnlessCancelled appends an event that opens work (turn/start, step/start) unless ctx is
 // cancelled, deciding under the agent's lock: Cancel takes that lock too, so a cancel lands
 // either before (nothing is written) or after the event, never between the check and the write.
-func (a *Agent) appendUnlessCancelled(ctx context.Context, data EventData) error {
-	a.preemptionPoint("open work: before lock")
+// site names the preemption point in front of that lock.
+//
+// A turn/start also clears wokenInTurn under that lock: from here on, and only from here, a
+// waking send is work for the driver to go on with should the turn fail before its first claim.
+// A send logged before turn/start came before the turn, which was run for it, so if the turn fails
+// before taking it, it waits for the next wake like the turn's other messages (spec 9), whether
+// it came before the driver's decision to run the turn or after.
+func (a *Agent) appendUnlessCancelled(ctx context.Context, site string, data EventData) error {
+	a.preemptionPoint(site)
 	a.mu.Lock()
 	defer a.unlock()
 	if err := cancelled(ctx); err != nil {
 		return err
+	}
+	if _, opensTurn := data.(TurnStart); opensTurn {
+		a.wokenInTurn = false
 	}
 	_, err := a.session.appendQuiet(data)
 	return err

@@ -19,23 +19,6 @@ func escapes(err error) bool {
 	return ok
 }
 
-// openTurn writes the turn's turn/start unless ctx is cancelled. From here on, and only from
-// here, a waking send is work for the driver to go on with should the turn fail before its first
-// claim (wokenInTurn): a send logged before turn/start came before the turn, which was run for it,
-// so if the turn fails before taking it, it waits for the next wake like the turn's other
-// messages (spec 9), whether it came before the driver's decision to run the turn or after.
-func (a *Agent) openTurn(ctx context.Context, turn int) error {
-	a.preemptionPoint("driver: before turn/start")
-	a.mu.Lock()
-	defer a.unlock()
-	a.wokenInTurn = false
-	if err := cancelled(ctx); err != nil {
-		return err
-	}
-	_, err := a.session.appendQuiet(TurnStart{Turn: turn})
-	return err
-}
-
 // runTurn runs one turn to its end. turn/end is written on every way out (the seed's finally):
 // a cancellation ends it aborted with the cancellation's cause, a provider failure ends it in
 // error with that Failure, any other error in error with code UNKNOWN and the ErrorChain text.
@@ -43,7 +26,7 @@ func (a *Agent) openTurn(ctx context.Context, turn int) error {
 // It reports whether it opened the turn: a refused turn/start opens none, and the turn's number
 // is then not used.
 func (a *Agent) runTurn(ctx context.Context, turn int) (opened bool, err error) {
-	if err := a.openTurn(ctx, turn); err != nil {
+	if err := a.appendUnlessCancelled(ctx, "driver: before turn/start", TurnStart{Turn: turn}); err != nil {
 		if ctx.Err() != nil {
 			return false, err
 		}
