@@ -14,7 +14,12 @@ func strategyInfo(s harness.RetryStrategy) *properties.StrategyInfo {
 	if s == nil {
 		return nil
 	}
-	info := &properties.StrategyInfo{Key: s.Key(), Mode: s.Mode(), Budget: s.Budget(), CapMs: s.CapMs(), RetryAfter: harness.RetryAfterOf(s)}
+	info := &properties.StrategyInfo{Key: s.Key(), Mode: s.Mode(), Budget: s.Budget(), CapMs: s.CapMs()}
+	// Only what the strategy states itself: for one that states nothing, the properties apply
+	// their own strictest reading, not the harness's default (harness.RetryAfterOf).
+	if stater, ok := s.(harness.RetryAfterStater); ok {
+		info.RetryAfter = stater.RetryAfter()
+	}
 	if stater, ok := s.(harness.DelayWindowStater); ok {
 		info.Window = stater.DelayWindow
 	}
