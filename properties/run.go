@@ -262,7 +262,7 @@ type StrategyInfo struct {
 	Mode   harness.Mode
 	Budget int
 	CapMs  float64
-	// RetryAfter is how it states it treats a provider's Retry-After (harness.RetryAfterOf); the
+	// RetryAfter is how it states it treats a provider's Retry-After (harness.RetryAfterStater); the
 	// zero value stands for a strategy that states nothing, held to the strictest statement.
 	RetryAfter harness.RetryAfterUse
 	// Window is the range it states its own delay for a retry is drawn from
