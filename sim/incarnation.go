@@ -56,6 +56,7 @@ func (s *simStore) Append(e harness.Event) error {
 			if sinceStart >= window.FromMs && sinceStart < window.UntilMs &&
 				(window.Type == "" || window.Type == e.Type) && (window.Count == 0 || w.refusedCount[i] < window.Count) {
 				w.refusedCount[i]++
+				w.refused = true
 				turn, step := harness.EventScope(e)
 				now := t.nowMs()
 				t.record(func(tr *properties.Trace) {
@@ -72,10 +73,10 @@ func (s *simStore) Append(e harness.Event) error {
 			}
 		}
 	}
-	if len(w.schedule.Plan.Refusals) > 0 {
-		t.seqRetaken(e.Seq)
-	}
 	if s.log == nil {
+		if w.refused {
+			t.seqRetaken(e.Seq)
+		}
 		return nil
 	}
 	if w.armed != nil && w.process.Owns() && w.calling == 0 {
@@ -85,11 +86,11 @@ func (s *simStore) Append(e harness.Event) error {
 	if crash := w.disk.failedSync; crash != nil {
 		// The disk failed the sync and the store cut the file back, refusing the event: the power
 		// goes now, before any later durable point.
-		w.disk.failedSync, w.cutBackSeq = nil, e.Seq
+		w.disk.failedSync, w.cutBackSeq, w.refused = nil, e.Seq, true
 		turn, step := harness.EventScope(e)
 		now := t.nowMs()
 		t.record(func(tr *properties.Trace) {
-			tr.Refusals = append(tr.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step})
+			tr.Refusals = append(tr.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step, Event: e})
 		})
 		w.crash(*crash)
 		runtime.Goexit() // the process died with the machine: the append never returns
@@ -97,6 +98,9 @@ func (s *simStore) Append(e harness.Event) error {
 	if w.disk.armed != nil {
 		// The store refused the event before writing it: the crash waits for the next append.
 		w.armed, w.disk.armed = w.disk.armed, nil
+	}
+	if err == nil && w.refused {
+		t.seqRetaken(e.Seq)
 	}
 	return err
 }

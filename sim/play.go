@@ -63,6 +63,9 @@ type world struct {
 	appends, eventLimit int
 	// refusedCount counts, per refusal window, the appends it refused (nil without windows).
 	refusedCount []int
+	// refused is set once the store refused an append: from then on an accepted append may
+	// retake a refused event's seq (tracer.seqRetaken).
+	refused bool
 	// acknowledged are the current incarnation's events whose append returned (its history too):
 	// a prefix of its session's log, never a copy of it (Session.Log).
 	acknowledged []harness.Event
