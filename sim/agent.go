@@ -130,7 +130,7 @@ func (a Agent) Validate() error {
 		}
 	}
 	if a.PerSeed != nil {
-		if a.custom() && (a.NewStrategy != nil || a.NewHandlers != nil || a.Tools != nil || a.Arguments != nil || a.WrapProvider != nil || a.MaxParallelToolCalls != 0 || len(a.Properties) > 0) {
+		if a.NewStrategy != nil || a.NewHandlers != nil || a.Tools != nil || a.Arguments != nil || a.WrapProvider != nil || a.MaxParallelToolCalls != 0 || len(a.Properties) > 0 {
 			return fmt.Errorf("%w: PerSeed is set: leave the other fields (but Aim) zero, PerSeed's Agent has them", ErrConfig)
 		}
 		seeded := a.PerSeed()
