@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -19,13 +18,6 @@ func simrun(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
 	code := cli.Main(args, &stdout, &stderr, options())
 	return code, stdout.String(), stderr.String()
-}
-
-func decodeObject(t *testing.T, text string) map[string]any {
-	t.Helper()
-	var m map[string]any
-	require.NoError(t, json.Unmarshal([]byte(text), &m), text)
-	return m
 }
 
 func TestScenarioPrintsItsJSONLinesLog(t *testing.T) {

@@ -40,17 +40,13 @@ var ErrFrozen = errors.New("atomicfile: the process is stopping: no file is writ
 
 // commits orders the renames and links that make files visible against Freeze: each holds it
 // for reading while it commits, Freeze takes it for writing and never gives it back.
-var (
-	commits sync.RWMutex
-	frozen  bool
-)
+var commits sync.RWMutex
 
 // Freeze stops every later commit of this process: a write in progress finishes (Freeze waits
 // for it), and every write after returns ErrFrozen. A command calls it when interrupted, so that
 // no file (a corpus file above all) appears after the user asked it to stop.
 func Freeze() {
 	commits.Lock()
-	frozen = true
 	// Never unlocked: a commit after this would have to take the lock, and must not.
 }
 
@@ -60,9 +56,6 @@ func commit(fn func() error) error {
 		return ErrFrozen // frozen, or freezing
 	}
 	defer commits.RUnlock()
-	if frozen {
-		return ErrFrozen
-	}
 	return fn()
 }
 

@@ -97,7 +97,7 @@ func TestCreateNewNeverReplaces(t *testing.T) {
 
 // After Freeze nothing appears: what a command relies on to save no file once interrupted.
 func TestFreezeStopsEveryLaterWrite(t *testing.T) {
-	t.Cleanup(func() { commits = sync.RWMutex{}; frozen = false })
+	t.Cleanup(func() { commits = sync.RWMutex{} })
 	dir := t.TempDir()
 	Freeze()
 	for _, err := range []error{

@@ -144,7 +144,7 @@ func readSummary(path string) (runReport, error) {
 // bytes are kept only once the whole file has passed.
 func readSummaryBytes(f *os.File, topKey func(string) error) ([]byte, error) {
 	var kept bytes.Buffer
-	tee := io.TeeReader(io.LimitReader(f, summaryFileBytesMax+1), &limitedBuffer{&kept, summaryFileBytesMax + 1})
+	tee := io.TeeReader(io.LimitReader(f, summaryFileBytesMax+1), &kept) // the LimitReader bounds what kept holds
 	limits := summaryLimits
 	limits.TopKey = topKey
 	if err := jsonlimit.Check(tee, limits); err != nil {
@@ -155,20 +155,6 @@ func readSummaryBytes(f *os.File, topKey func(string) error) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSpace(kept.Bytes()), nil
-}
-
-// limitedBuffer keeps at most max bytes of what is written to it (the limit is the reader's; this
-// only makes sure the copy never outgrows it).
-type limitedBuffer struct {
-	b   *bytes.Buffer
-	max int
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	if l.b.Len()+len(p) > l.max {
-		return 0, errors.New("over the limit")
-	}
-	return l.b.Write(p)
 }
 
 // summaryKeys are the keys of run -json's object.
