@@ -232,7 +232,7 @@ func checkWireMappedFaithfully(x *index, v *violations) {
 		case harness.LlmRetry:
 			recorded, turn, step = &d.Failure, d.Turn, d.Step
 		case harness.TurnEnd:
-			if d.Reason.Kind != harness.EndError || d.Reason.Error == nil || refusedInTurn(trace, d.Turn) {
+			if d.Reason.Kind != harness.EndError || d.Reason.Error == nil || x.refusedIn(d.Turn, 0) {
 				continue // a refused append ends a turn in error too, with no request to blame
 			}
 			recorded, turn = d.Reason.Error, d.Turn
@@ -304,14 +304,4 @@ func checkEmptyArguments(trace *Trace, ev harness.Event, call harness.ToolCall, 
 func jsonObject(s string) bool {
 	var object map[string]json.RawMessage
 	return json.Unmarshal([]byte(s), &object) == nil && object != nil
-}
-
-// refusedInTurn says whether the store refused an append of the turn.
-func refusedInTurn(trace *Trace, turn int) bool {
-	for _, r := range trace.Refusals {
-		if r.Turn == turn {
-			return true
-		}
-	}
-	return false
 }
