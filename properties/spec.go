@@ -41,6 +41,19 @@ func usableRetryAfter(f harness.Failure) bool {
 	return hint > 0 && !math.IsInf(hint, 0) && !math.IsNaN(hint)
 }
 
+// specExponentialMs is the spec's exp for the n-th retry (n from 1; below 1 read as 1), before
+// any jitter: e = min(n-1, 1024); exp = min(initial·2^e, max).
+func specExponentialMs(p harness.RetryPolicy, n int) float64 {
+	e := min(max(n-1, 0), specExponentMax)
+	if p.InitialDelayMs == 0 {
+		return 0 // 0·2^1024 would be NaN
+	}
+	if growth := math.Pow(2, float64(e)); p.InitialDelayMs*growth < p.MaxDelayMs {
+		return p.InitialDelayMs * growth
+	}
+	return p.MaxDelayMs
+}
+
 // specDelayWindowMs is the closed range of delays the spec allows for the n-th retry (n from 1):
 //
 //	e = min(n-1, 1024); exp = min(initial·2^e, max); jitter ∈ [1-r, 1+r); delay = min(exp·jitter, max)
@@ -49,14 +62,7 @@ func usableRetryAfter(f harness.Failure) bool {
 // The jitter's open upper end closes under rounding, so both ends are included. n below 1 is
 // read as 1.
 func specDelayWindowMs(p harness.RetryPolicy, n int) (lowMs, highMs float64) {
-	e := max(n-1, 0)
-	e = min(e, specExponentMax)
-	exponential := p.MaxDelayMs
-	if growth := math.Pow(2, float64(e)); p.InitialDelayMs == 0 {
-		exponential = 0 // 0·2^1024 would be NaN
-	} else if p.InitialDelayMs*growth < p.MaxDelayMs {
-		exponential = p.InitialDelayMs * growth
-	}
+	exponential := specExponentialMs(p, n)
 	// Whole milliseconds, and never above max: when max is itself fractional the cap wins.
 	whole := func(ms float64) float64 { return math.Min(math.Round(ms), p.MaxDelayMs) }
 	return whole(exponential * (1 - p.JitterRatio)), whole(exponential * (1 + p.JitterRatio))
@@ -70,13 +76,7 @@ func specDelayWindowMs(p harness.RetryPolicy, n int) (lowMs, highMs float64) {
 // rounded to whole milliseconds and never above max, as specDelayWindowMs bounds it. n below 1
 // is read as 1.
 func specLocalDelayMs(p harness.RetryPolicy, n int, random float64) float64 {
-	e := min(max(n-1, 0), specExponentMax)
-	exponential := p.MaxDelayMs
-	if growth := math.Pow(2, float64(e)); p.InitialDelayMs == 0 {
-		exponential = 0 // 0·2^1024 would be NaN
-	} else if p.InitialDelayMs*growth < p.MaxDelayMs {
-		exponential = p.InitialDelayMs * growth
-	}
+	exponential := specExponentialMs(p, n)
 	jitter := 1 - p.JitterRatio + 2*p.JitterRatio*random
 	return math.Min(math.Round(exponential*jitter), p.MaxDelayMs) // rounding never lifts it above max
 }
