@@ -65,9 +65,6 @@ var AimedSites = []string{SiteBeforeArmingWait, SiteDriverAfterTurn, SiteBeforeT
 // wake-during-failed-turn action waits for.
 var OpeningTypes = []string{harness.TypeTurnStart, harness.TypeStepStart, harness.TypeInboxClaim}
 
-// aimedOpeningTypes are the refusals the wake-during-failed-turn fault draws: every opening type.
-var aimedOpeningTypes = OpeningTypes
-
 // wakeAtFailedTurn is a wake-during-failed-turn action around a turn that the store fails
 // before its first claim by refusing an append of type kind: the send lands as the turn winds
 // down (at the driver's point after it, once the refusal came) or, if beforeStart, just before
@@ -146,7 +143,7 @@ func (d *drawer) drawAimed(actions []Action, horizonMs int64, sends *int) []Acti
 		actions = append(actions, d.aimedThen(a, ActDispose, ActPluginEnd, ActPluginEnd, ActCancel))
 	}
 	if d.hasAt(wakeDuringFailedTurnAt) {
-		kind := aimedOpeningTypes[d.rng.Intn(len(aimedOpeningTypes))]
+		kind := OpeningTypes[d.rng.Intn(len(OpeningTypes))]
 		a := wakeAtFailedTurn(kind, d.rng.Intn(2) == 0)
 		a.AtMs = early()
 		then := []string{ActFollowup, ActSteer}[d.rng.Intn(2)]
@@ -267,7 +264,7 @@ func (a Aim) Apply(plan *Plan, rng *rand.Rand) {
 		plan.Actions = append(plan.Actions, d.aimedThen(action, ActDispose, ActPluginEnd, ActCancel))
 		ensureRetryableFailure(plan)
 	case WakeDuringFailedTurn:
-		kind := aimedOpeningTypes[d.rng.Intn(len(aimedOpeningTypes))]
+		kind := OpeningTypes[d.rng.Intn(len(OpeningTypes))]
 		then := []string{ActFollowup, ActSteer}[d.rng.Intn(2)]
 		action := wakeAtFailedTurn(kind, d.rng.Intn(2) == 0)
 		action.Then, action.Text = then, sendText(sendAim, 1)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/turnsim/turnsim/harness"
 )
 
 // Wire is how an answer goes as bytes to a real adapter (harness/provider/openai or
@@ -145,7 +147,7 @@ func ValidateAnswer(a Answer) error { return a.validate() }
 const messageBytesMax = 64 << 10
 
 // providerCodes are the failure codes a provider reports (the harness's spec, section 2).
-var providerCodes = []string{"EMPTY_RESPONSE", "RATE_LIMIT", "SERVER", "TIMEOUT", "TRANSPORT", "CONTEXT_WINDOW_EXCEEDED", "UNKNOWN"}
+var providerCodes = []string{harness.CodeEmptyResponse, harness.CodeRateLimit, harness.CodeServer, harness.CodeTimeout, harness.CodeTransport, harness.CodeContextWindowExceeded, harness.CodeUnknown}
 
 // validCode refuses a failure whose code no provider reports (a plain error has none of its own),
 // and a message or status no wire could carry.
