@@ -264,7 +264,7 @@ func checkShardSet(files []string, shards []runReport) error {
 		}
 	}
 	for i, s := range shards { // each shard's size follows from the total: the same -seeds everywhere
-		if want := shardSeeds(total, parsed[i]); s.Seeds != want {
+		if want := (sim.RunOptions{Count: total, Shard: parsed[i]}).Selected(); s.Seeds != want {
 			return fmt.Errorf("%s ran %d seeds, but shard %s of a %d-seed range has %d: the shards ran different -seeds", files[i], s.Seeds, s.Shard, total, want)
 		}
 	}
