@@ -37,11 +37,8 @@ const (
 	barWidthChars = 40
 )
 
-// failuresUnknown stands for a failure count the runner does not report while it runs.
-const failuresUnknown = -1
-
 // progress reports a run's progress on stderr: a bar redrawn in place on a terminal, a line at a
-// time elsewhere (seeds done, failures so far when known, rate, time left).
+// time elsewhere (seeds done, failures so far, rate, time left).
 type progress struct {
 	mu       sync.Mutex
 	w        io.Writer
@@ -65,8 +62,7 @@ func newProgress(w io.Writer, name string, mode progressMode) *progress {
 	return p
 }
 
-// update is called from the workers as seeds finish; failures is failuresUnknown when the
-// runner does not count them as it goes.
+// update is called from the workers as seeds finish, with the failing seeds so far.
 func (p *progress) update(done, total, failures int) {
 	if p.mode == progressNever {
 		return
@@ -97,10 +93,7 @@ func (p *progress) update(done, total, failures int) {
 
 // progressText is "done/total seeds, failures, rate, ETA".
 func progressText(done, total, failures int, elapsed time.Duration) string {
-	text := fmt.Sprintf("%d/%d seeds", done, total)
-	if failures != failuresUnknown {
-		text += fmt.Sprintf(", %d failing", failures)
-	}
+	text := fmt.Sprintf("%d/%d seeds, %d failing", done, total, failures)
 	if elapsed <= 0 || done == 0 {
 		return text
 	}
