@@ -20,7 +20,7 @@ func Agent() sim.Agent {
 		Arguments: func(tool string, r *rand.Rand) string {
 			return fmt.Sprintf(`{"order":"A%03d"}`, r.Intn(1000))
 		},
-		NewStrategy: func() harness.RetryStrategy { return newSupportBackoff(100, 8000) },
+		NewStrategy: func() harness.RetryStrategy { s, _ := newSupportBackoff(100, 8000); return s }, // valid: the family's defaults
 		Properties:  []properties.Property{lookupAnswersItsOrder},
 	}
 }

@@ -12,24 +12,22 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
-// supportBackoff is the support agent's retry strategy: full jitter between its own base and
-// cap, under its own name.
-type supportBackoff struct {
-	harness.RetryStrategy
-	baseMs, capMs float64
-}
+// supportBackoff is the support agent's retry strategy: the zoo's full jitter between its own
+// base and cap, under its own name. Embedding the zoo's strategy keeps what it states of itself
+// (its Retry-After use and delay window), which the properties judge it by.
+type supportBackoff struct{ zoo.Backoff }
 
-func newSupportBackoff(baseMs, capMs float64) harness.RetryStrategy {
-	params, _ := json.Marshal(map[string]float64{"baseMs": baseMs, "capMs": capMs})
-	inner, err := zoo.New("full-jitter", params)
-	if err != nil {
-		panic(fmt.Sprintf("usersim: invariant: full-jitter refused base %g, cap %g: %v", baseMs, capMs, err))
-	}
-	return supportBackoff{RetryStrategy: inner, baseMs: baseMs, capMs: capMs}
+// newSupportBackoff builds the strategy; the zoo refuses a bad base or cap, naming it.
+func newSupportBackoff(baseMs, capMs float64) (supportBackoff, error) {
+	params := zoo.DefaultBackoffParams()
+	params.BaseMs, params.CapMs = baseMs, capMs
+	b, err := zoo.NewBackoff(zoo.FormulaFullJitter, params)
+	return supportBackoff{b}, err
 }
 
 func (s supportBackoff) Key() string {
-	return fmt.Sprintf("support-backoff/base=%g/cap=%g", s.baseMs, s.capMs)
+	p := s.Params()
+	return fmt.Sprintf("support-backoff/base=%g/cap=%g", p.BaseMs, p.CapMs)
 }
 
 // supportParams are the family's parameters, as -params gives them.
@@ -45,7 +43,11 @@ var supportBackoffFamily = sim.PolicyFamily{
 	Draw: func(t *rapid.T) (func() harness.RetryStrategy, string) {
 		base := float64(rapid.IntRange(1, 1000).Draw(t, "baseMs"))
 		cap := base + float64(rapid.IntRange(0, 30000).Draw(t, "extraCapMs"))
-		return func() harness.RetryStrategy { return newSupportBackoff(base, cap) }, fmt.Sprintf("base=%g cap=%g", base, cap)
+		s, err := newSupportBackoff(base, cap)
+		if err != nil {
+			panic(fmt.Sprintf("usersim: invariant: full jitter refused base %g, cap %g: %v", base, cap, err))
+		}
+		return func() harness.RetryStrategy { return s }, fmt.Sprintf("base=%g cap=%g", base, cap)
 	},
 	New: func(raw json.RawMessage) (func() harness.RetryStrategy, string, error) {
 		p := supportParams{BaseMs: 100, CapMs: 8000}
@@ -59,19 +61,10 @@ var supportBackoffFamily = sim.PolicyFamily{
 		if !(p.BaseMs >= 1 && p.CapMs >= p.BaseMs && p.CapMs <= 600_000) {
 			return nil, "", fmt.Errorf("support-backoff: baseMs %g and capMs %g: need 1 ≤ baseMs ≤ capMs ≤ 600000", p.BaseMs, p.CapMs)
 		}
-		s := newSupportBackoff(p.BaseMs, p.CapMs)
-		return func() harness.RetryStrategy { return newSupportBackoff(p.BaseMs, p.CapMs) }, s.Key(), nil
+		s, err := newSupportBackoff(p.BaseMs, p.CapMs)
+		if err != nil {
+			return nil, "", fmt.Errorf("support-backoff: %v", err)
+		}
+		return func() harness.RetryStrategy { return s }, s.Key(), nil
 	},
-}
-
-// RetryAfter and DelayWindow pass on what the full jitter inside states: a wrapper that kept
-// them to itself would be held to the strictest statement, a Retry-After waited exactly, which
-// full jitter never consults.
-func (s supportBackoff) RetryAfter() harness.RetryAfterUse {
-	return harness.RetryAfterOf(s.RetryStrategy)
-}
-
-// DelayWindow is the full jitter's window.
-func (s supportBackoff) DelayWindow(retry int, earlierDelaysMs []float64) harness.DelayWindow {
-	return s.RetryStrategy.(harness.DelayWindowStater).DelayWindow(retry, earlierDelaysMs)
 }
