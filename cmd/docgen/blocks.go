@@ -24,6 +24,10 @@ type Stale struct {
 	File, Block string
 }
 
+// errKeep is a generator's answer for a block it does not make this time (a measured one
+// without -measure): the block keeps what it holds.
+var errKeep = errors.New("docgen: keep the block as it is")
+
 // Regenerate renews every generated block of the Markdown files in root/docs, with the named
 // generators (each run once, however many blocks use it). With write it rewrites the files that
 // changed; without, it changes nothing. It returns the blocks that differed, in file order. A
@@ -35,7 +39,11 @@ func Regenerate(root string, generators map[string]Generator, write bool) ([]Sta
 	}
 	sort.Strings(pages)
 	made := map[string]string{}
+	kept := map[string]bool{} // the generators that keep their blocks as they are
 	generate := func(name string) (string, error) {
+		if kept[name] {
+			return "", errKeep
+		}
 		if text, ok := made[name]; ok {
 			return text, nil
 		}
@@ -44,6 +52,10 @@ func Regenerate(root string, generators map[string]Generator, write bool) ([]Sta
 			return "", fmt.Errorf("no generator %q (known: %s)", name, strings.Join(sortedKeys(generators), ", "))
 		}
 		text, err := g()
+		if errors.Is(err, errKeep) {
+			kept[name] = true
+			return "", errKeep
+		}
 		if err != nil {
 			return "", fmt.Errorf("%s: %w", name, err)
 		}
@@ -70,7 +82,7 @@ func Regenerate(root string, generators map[string]Generator, write bool) ([]Sta
 		}
 	}
 	for _, name := range sortedKeys(generators) {
-		if _, used := made[name]; !used {
+		if _, used := made[name]; !used && !kept[name] {
 			return nil, fmt.Errorf("generator %q fills no block of docs/*.md", name)
 		}
 	}
@@ -107,6 +119,9 @@ func renew(page string, generate func(string) (string, error)) (string, []string
 			return "", nil, errors.New("block " + m[1] + " has no " + endMarker)
 		}
 		text, err := generate(m[1])
+		if errors.Is(err, errKeep) {
+			text, err = strings.Join(lines[i+1:end], ""), nil
+		}
 		if err != nil {
 			return "", nil, fmt.Errorf("line %d: %w", i+1, err)
 		}

@@ -27,7 +27,7 @@ func Generators(root string, measure bool) map[string]Generator {
 			if measure {
 				return measuredTable(root)
 			}
-			return keptBlock(root, "performance.md", "performance")
+			return "", errKeep
 		},
 	}
 	for _, name := range sharedCommands {
