@@ -11,8 +11,6 @@ import (
 // protocol writes one API's bytes: its error body, and the events of its stream. Each event
 // method appends whole SSE events (each ending in a blank line) to b.
 type protocol interface {
-	// path is where the API is served, from the root.
-	path() string
 	// errorBody is the JSON body of an error response: the error object with type errType (code
 	// alone when byCode) and message.
 	errorBody(b []byte, errType string, byCode bool, message string) []byte
@@ -61,8 +59,6 @@ func event(b []byte, kind string, data ...string) []byte {
 
 // openAI speaks Chat Completions streaming.
 type openAI struct{}
-
-func (openAI) path() string { return "/v1/chat/completions" }
 
 // errorObject appends OpenAI's error object: the type and its code, or the code alone.
 func (openAI) errorObject(b []byte, errType string, byCode bool, message string) []byte {
@@ -152,8 +148,6 @@ func (openAI) reason(f harness.Finish) string {
 // anthropic speaks the Messages streaming API.
 type anthropic struct{}
 
-func (anthropic) path() string { return "/v1/messages" }
-
 func (anthropic) errorBody(b []byte, errType string, _ bool, message string) []byte {
 	b = append(b, `{"type":"error","error":{"type":`...)
 	b = appendJSONString(b, errType)
@@ -209,10 +203,8 @@ func (anthropic) errType(code string) string {
 		return "overloaded_error"
 	case harness.CodeTimeout:
 		return "timeout_error"
-	case harness.CodeContextWindowExceeded:
-		return "invalid_request_error"
 	}
-	return "invalid_request_error"
+	return "invalid_request_error" // a context overflow too: the message says which
 }
 
 func (anthropic) reason(f harness.Finish) string {

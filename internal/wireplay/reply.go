@@ -74,9 +74,6 @@ func New(a *faults.Answer, calls CallFunc) *Reply {
 	return r
 }
 
-// Path is where the answer's API is served.
-func (r *Reply) Path() string { return r.proto.path() }
-
 // failure is the answer's failure as the wire sends it: nil when the answer finishes (Malformed
 // and FinishReason send a finish whatever Fail says the harness must make of it).
 func (r *Reply) failure() *faults.Fail {
