@@ -31,14 +31,7 @@ func play(s *Server, w http.ResponseWriter, r *http.Request, step Step, index in
 		if ms <= 0 {
 			return r.Context().Err() == nil
 		}
-		t := time.NewTimer(time.Duration(float64(ms) * s.cfg.Scale * float64(time.Millisecond)))
-		defer t.Stop()
-		select {
-		case <-r.Context().Done():
-			return false
-		case <-t.C:
-			return true
-		}
+		return waitFor(r, time.Duration(float64(ms)*s.cfg.Scale*float64(time.Millisecond)))
 	}
 	reply := wireplay.New(&step.Answer, func(j int) (string, string, string) { return s.call(&step, index, j) })
 	what, delayMs := reply.Opening()
@@ -110,13 +103,16 @@ func (s *Server) call(step *Step, index, j int) (id, name, arguments string) {
 	return id, c.Name, arguments
 }
 
-// waitFor holds the response until the client goes or d passes.
-func waitFor(r *http.Request, d time.Duration) {
+// waitFor holds the response until the client goes or d passes; it reports whether d passed
+// with the client still there.
+func waitFor(r *http.Request, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-r.Context().Done():
+		return false
 	case <-t.C:
+		return true
 	}
 }
 
