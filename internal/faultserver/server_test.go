@@ -2,8 +2,6 @@ package faultserver_test
 
 import (
 	"context"
-	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -56,42 +54,26 @@ func TestServesInRequestOrderWithinItsBounds(t *testing.T) {
 
 	p, err := openai.New(openai.Config{BaseURL: url + "/v1", Model: "m", Clock: fixed{now}, Timeout: 10 * time.Second})
 	require.NoError(t, err)
-	attempt := func() ([]harness.Chunk, harness.Failure) {
-		ctx := context.Background()
-		stream, err := p.Stream(ctx, harness.Request{Messages: []harness.Entry{{Role: harness.RoleUser, Text: "hi"}}})
-		var chunks []harness.Chunk
-		for err == nil {
-			var c harness.Chunk
-			if c, err = stream.Next(ctx); err == nil {
-				chunks = append(chunks, c)
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			return chunks, harness.Failure{}
-		}
-		f, _ := harness.FailureOf(err)
-		return chunks, f
-	}
 	for _, form := range []string{"ms", "seconds", "date"} {
-		_, f := attempt()
+		_, f := attempt(t, p)
 		assert.Equal(t, harness.CodeRateLimit, f.Code, form)
 		assert.Equal(t, 3000.0, f.ProviderRetryAfterMs, form)
 	}
-	_, f := attempt()
+	_, f := attempt(t, p)
 	assert.Equal(t, harness.Failure{Code: harness.CodeServer, Status: 529, RequestID: "req-4"}, harness.Failure{Code: f.Code, Status: f.Status, RequestID: f.RequestID})
-	chunks, f := attempt()
+	chunks, f := attempt(t, p)
 	assert.Equal(t, harness.CodeTransport, f.Code, "a malformed event")
 	assert.Len(t, chunks, 2)
-	chunks, f = attempt()
+	chunks, f = attempt(t, p)
 	require.Empty(t, f.Code)
 	require.Len(t, chunks, 3)
 	assert.Equal(t, "call-6-1", chunks[1].CallID)
 	assert.Equal(t, harness.FinishToolCalls, chunks[2].Finish)
-	chunks, _ = attempt()
+	chunks, _ = attempt(t, p)
 	assert.Equal(t, harness.FinishMaxTokens, chunks[len(chunks)-1].Finish)
-	_, f = attempt()
+	_, f = attempt(t, p)
 	assert.Empty(t, f.Code, "past the plan: the clean answer")
-	_, f = attempt()
+	_, f = attempt(t, p)
 	assert.Equal(t, 503, f.Status, "past MaxRequests: refused")
 	assert.Equal(t, 9, s.Served())
 
