@@ -72,6 +72,26 @@ func (p *planProvider) Name() string {
 	return simulatedProviderName
 }
 
+// newRequestRecord is the trace's record of request as it is sent, answer to come: what the
+// model and the wire both record, before each says whether the answer fails.
+func (p *planProvider) newRequestRecord(request harness.Request, answer *faults.Answer) properties.Request {
+	return properties.Request{
+		Turn: request.Turn, Step: request.Step, Attempt: request.Attempt,
+		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault, Messages: p.requestMessages(request.Messages),
+	}
+}
+
+// recordRequest adds record to the trace's requests and returns its index.
+func (p *planProvider) recordRequest(record properties.Request) int {
+	p.tracer.mu.Lock()
+	defer p.tracer.mu.Unlock()
+	if p.tracer.trace.Requests == nil {
+		p.tracer.trace.Requests = make([]properties.Request, 0, requestsBuffered)
+	}
+	p.tracer.trace.Requests = append(p.tracer.trace.Requests, record)
+	return len(p.tracer.trace.Requests) - 1
+}
+
 func (p *planProvider) Stream(ctx context.Context, request harness.Request) (harness.Stream, error) {
 	answer := &cleanAnswer // read only, as the plan's answers are
 	if p.served < len(p.plan.Answers) && p.tracer.sinceStartMs() < p.plan.HorizonMs {
@@ -81,10 +101,7 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 	if answer.Wire != nil && WireRegistered() {
 		return p.wireStream(ctx, request, answer)
 	}
-	record := properties.Request{
-		Turn: request.Turn, Step: request.Step, Attempt: request.Attempt,
-		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault, Messages: p.requestMessages(request.Messages),
-	}
+	record := p.newRequestRecord(request, answer)
 	switch {
 	case answer.Goexit: // no answer at all: the goroutine ends (Request.Goexit)
 	case answer.Fail != nil && answer.Fail.Plain, answer.NilStream:
@@ -96,13 +113,7 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 	case answer.Chunks == 0 && len(answer.Calls) == 0:
 		record.Failed, record.FailCode = true, harness.CodeEmptyResponse
 	}
-	p.tracer.mu.Lock()
-	if p.tracer.trace.Requests == nil {
-		p.tracer.trace.Requests = make([]properties.Request, 0, requestsBuffered)
-	}
-	p.tracer.trace.Requests = append(p.tracer.trace.Requests, record)
-	index := len(p.tracer.trace.Requests) - 1
-	p.tracer.mu.Unlock()
+	index := p.recordRequest(record)
 	stream := p.newStream(answer, index)
 	if answer.Goexit && answer.Chunks == 0 {
 		if err := stream.sleep(delayBefore(answer, 0), ctx); err != nil {

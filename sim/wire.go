@@ -129,10 +129,7 @@ func (p *planProvider) wireStream(ctx context.Context, request harness.Request, 
 	if p.wire == nil {
 		p.wire = &wireRoute{adapters: takeWireAdapters(p.runtime)}
 	}
-	record := properties.Request{
-		Turn: request.Turn, Step: request.Step, Attempt: request.Attempt,
-		StartMs: p.tracer.nowMs(), EndMs: -1, Fault: answer.Fault, Messages: p.requestMessages(request.Messages),
-	}
+	record := p.newRequestRecord(request, answer)
 	w := answer.Wire
 	switch {
 	case answer.Fail != nil:
@@ -144,9 +141,8 @@ func (p *planProvider) wireStream(ctx context.Context, request harness.Request, 
 	case answer.Chunks == 0 && len(answer.Calls) == 0:
 		record.Failed, record.FailCode = true, harness.CodeEmptyResponse
 	}
+	index := p.recordRequest(record)
 	p.tracer.mu.Lock()
-	p.tracer.trace.Requests = append(p.tracer.trace.Requests, record)
-	index := len(p.tracer.trace.Requests) - 1
 	p.tracer.trace.Wire = append(p.tracer.trace.Wire, properties.WireExchange{Request: index, Protocol: protocolName(w.Protocol), TimeoutMs: wireTimeout.Milliseconds()})
 	exchange := len(p.tracer.trace.Wire) - 1
 	p.tracer.mu.Unlock()
