@@ -4,7 +4,6 @@ package cli
 
 import (
 	"os"
-	"os/signal"
 
 	"github.com/turnsim/turnsim/internal/procgroup"
 )
@@ -13,20 +12,5 @@ import (
 // child to watch.
 func supervise([]string, string, string) (int, bool) { return 0, false }
 
-// catchSignals makes an interrupt stop the command (see stop).
-func catchSignals() (release func()) {
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, procgroup.Stopping...)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-signals:
-			stop(s)
-		case <-done:
-		}
-	}()
-	return func() {
-		signal.Stop(signals)
-		close(done)
-	}
-}
+// stoppingSignals are the signals that stop the command.
+func stoppingSignals() []os.Signal { return procgroup.Stopping }

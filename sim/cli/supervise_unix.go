@@ -117,23 +117,10 @@ func watchLifeline() {
 	}()
 }
 
-// catchSignals makes a stopping signal stop the command (see stop). It returns the function
-// that lets the signals go again.
-func catchSignals() (release func()) {
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, procgroup.Catchable(append(procgroup.Stopping, procgroup.Quit)...)...)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-signals:
-			stop(s)
-		case <-done:
-		}
-	}()
-	return func() {
-		signal.Stop(signals)
-		close(done)
-	}
+// stoppingSignals are the signals that stop the command: the stopping ones and SIGQUIT (its dump
+// and exit 3), those the process was not started ignoring.
+func stoppingSignals() []os.Signal {
+	return procgroup.Catchable(append(procgroup.Stopping, procgroup.Quit)...)
 }
 
 // crashed reports a child that ended without choosing an exit code: ended by a signal from
