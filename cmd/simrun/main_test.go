@@ -13,6 +13,12 @@ import (
 	"github.com/turnsim/turnsim/sim/cli"
 )
 
+// The exit codes, as the tests name them.
+const (
+	exitOK    = cli.ExitOK
+	exitUsage = cli.ExitUsage
+)
+
 // simrun runs the command in-process and returns its exit code, stdout and stderr.
 func simrun(args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer

@@ -9,44 +9,45 @@ import (
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/harness/eventjson"
 	"github.com/turnsim/turnsim/sim"
+	"github.com/turnsim/turnsim/sim/cli"
 )
 
 func runScenarios(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("scenarios", "scenarios", stderr)
-	if code, ok := parseNoArguments(fs, args, stderr); !ok {
+	fs := cli.FlagSet("simrun", "scenarios", "scenarios", stderr)
+	if code, ok := cli.ParseNoArguments("simrun", fs, args, stderr); !ok {
 		return code
 	}
 	for _, sc := range sim.Scenarios() {
 		fmt.Fprintf(stdout, "%-22s %s\n", sc.Name, sc.Doc)
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 func runScenario(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("scenario", "scenario [-seed S] [-timeline] NAME", stderr)
+	fs := cli.FlagSet("simrun", "scenario", "scenario [-seed S] [-timeline] NAME", stderr)
 	seed := fs.Int64("seed", 1, "seed for the jitter draws and the scheduler's choices")
 	timeline := fs.Bool("timeline", false, "print a readable timeline instead of the JSON Lines log")
-	positional, err := parseFlags(fs, args)
+	positional, err := cli.ParseFlags(fs, args)
 	if err != nil {
-		return flagExit(err)
+		return cli.FlagExit(err)
 	}
 	if len(positional) != 1 {
-		return usageError(stderr, "scenario needs exactly one scenario name; 'simrun scenarios' lists them")
+		return cli.UsageError(stderr, "simrun", "scenario needs exactly one scenario name; 'simrun scenarios' lists them")
 	}
 	name := positional[0]
 	if _, ok := sim.ScenarioByName(name); !ok {
-		return usageError(stderr, "unknown scenario %q; known: %s", name, strings.Join(sim.ScenarioNames(), ", "))
+		return cli.UsageError(stderr, "simrun", "unknown scenario %q; known: %s", name, strings.Join(sim.ScenarioNames(), ", "))
 	}
 	result, err := sim.SimulateScenario(name, *seed)
 	if err != nil {
 		fmt.Fprintf(stderr, "simrun: %v\n", err)
-		return exitViolation
+		return cli.ExitViolation
 	}
 	if *timeline {
 		fmt.Fprint(stdout, sim.Timeline(result.Events, 0))
 	} else if err := eventjson.Write(stdout, result.Events); err != nil {
 		fmt.Fprintf(stderr, "simrun: %v\n", err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	for _, e := range result.AgentErrors {
 		fmt.Fprintf(stderr, "agent/error turn %d (%s): %s\n", e.Turn, e.Source, harness.ErrorChain(e.Err))
@@ -59,5 +60,5 @@ func runScenario(args []string, stdout, stderr io.Writer) int {
 	for _, name := range names {
 		fmt.Fprintf(stderr, "user action %q failed: %v\n", name, result.ActionErrors[name])
 	}
-	return exitOK
+	return cli.ExitOK
 }

@@ -73,14 +73,21 @@ func (c *cli) usageError(format string, args ...any) int {
 // parseNoArguments parses the flags of a command that takes no arguments. ok is false when the
 // command must stop and exit with code (a bad flag, -h, or an argument it does not take).
 func (c *cli) parseNoArguments(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	return ParseNoArguments(c.name, fs, args, c.stderr)
+}
+
+// ParseNoArguments parses the flags of one of program's commands that takes no arguments. ok is
+// false when the command must stop and exit with code (a bad flag, -h, or an argument it does
+// not take, reported on stderr). For Options.Commands.
+func ParseNoArguments(program string, fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
 	positional, err := ParseFlags(fs, args)
 	if err != nil {
 		return FlagExit(err), false
 	}
 	if len(positional) > 0 {
-		return c.usageError("%s takes no arguments, got %q", fs.Name(), strings.Join(positional, " ")), false
+		return UsageError(stderr, program, "%s takes no arguments, got %q", fs.Name(), strings.Join(positional, " ")), false
 	}
-	return exitOK, true
+	return ExitOK, true
 }
 
 // setFlags names the flags given on the command line.
