@@ -76,24 +76,31 @@ func play(s *Server, w http.ResponseWriter, r *http.Request, step Step, index in
 	}
 }
 
-// call is the id, name and arguments of the index-th step's j-th call: its id is
-// call-<request>-<j> (call-<j> when the answer numbers its calls per answer); its arguments the
-// step's own, else the server's Arguments, else turnsim's envelope; none at all for a call to an
-// unknown tool in an answer that sends such calls empty.
+// call is the id, name and arguments of the index-th step's j-th call: its id the call's own
+// (Call.ID), else call-<request>-<j> (call-<j> when the answer numbers its calls per answer); its
+// arguments the step's own, else the call's (Call.Arguments), else the server's Arguments, else
+// turnsim's envelope; none at all for a call to an unknown tool in an answer that sends such
+// calls empty.
 func (s *Server) call(step *Step, index, j int) (id, name, arguments string) {
 	a, c := &step.Answer, step.Calls[j]
 	id = "call-" + strconv.Itoa(index+1) + "-" + strconv.Itoa(j+1)
 	if a.CallIDsPerAnswer {
 		id = "call-" + strconv.Itoa(j+1)
 	}
+	if c.ID != "" {
+		id = c.ID // as a provider delivered it (a schedule derived from a log)
+	}
 	switch {
 	case a.Wire != nil && a.Wire.EmptyArguments && c.Name == faults.UnknownTool:
 		arguments = ""
 	case j < len(step.Arguments) && step.Arguments[j] != "":
 		arguments = step.Arguments[j]
+	case c.Arguments != "":
+		arguments = c.Arguments // as a provider delivered them, as the simulator sends them
 	case s.cfg.Arguments != nil:
 		arguments = s.cfg.Arguments(c.Name)
 	default:
+		c.ID, c.Arguments = "", "" // as delivered, they are no part of the envelope (nor the simulator's)
 		encoded, err := json.Marshal(envelope{CallID: id, Request: index + 1, Call: c})
 		if err != nil {
 			panic("faultserver: invariant: a plan call encodes: " + err.Error())

@@ -48,6 +48,7 @@ func TestBothProtocolsPlayTheSameSteps(t *testing.T) {
 			Answer:    faults.Answer{Calls: []faults.Call{{Name: "lookup", Outcome: faults.OutcomeOK}, {Name: "echo", Outcome: faults.OutcomeOK}, {Name: faults.UnknownTool, Outcome: faults.OutcomeOK}}, Finish: harness.FinishToolCalls, Wire: &faults.Wire{EmptyArguments: true}},
 			Arguments: []string{`{"order":42}`},
 		},
+		{Answer: faults.Answer{Calls: []faults.Call{{Name: "lookup", Outcome: faults.OutcomeOK, ID: "toolu_01", Arguments: `{"order":7}`}}, Finish: harness.FinishToolCalls}},
 	}
 	for _, proto := range []string{faults.ProtocolOpenAI, faults.ProtocolAnthropic} {
 		t.Run(proto, func(t *testing.T) {
@@ -83,6 +84,11 @@ func TestBothProtocolsPlayTheSameSteps(t *testing.T) {
 			assert.Equal(t, `{"tool":"echo"}`, chunks[1].Arguments, "the server's generator")
 			assert.Equal(t, "{}", chunks[2].Arguments, "no arguments on the wire: an empty object")
 			assert.True(t, strings.HasPrefix(chunks[2].CallID, "call-5-"))
+			chunks, f = attempt(t, p)
+			require.Empty(t, f.Code)
+			require.Len(t, chunks, 2)
+			assert.Equal(t, "toolu_01", chunks[0].CallID, "a call's id as a provider delivered it (a schedule derived from a log)")
+			assert.Equal(t, `{"order":7}`, chunks[0].Arguments, "and its arguments")
 		})
 	}
 }
