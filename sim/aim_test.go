@@ -107,6 +107,26 @@ func TestBadAimIsRefused(t *testing.T) {
 
 // State made in PerSeed lives as long as the seed's world: every incarnation's tools, across
 // crashes, share it, and the next seed gets fresh state.
+// The tools of a PerSeed agent are measured as a plain agent's are: Check's coverage and its
+// slow-tool warnings see them.
+func TestPerSeedToolsAreTimed(t *testing.T) {
+	agent := sim.Agent{PerSeed: func() sim.Agent {
+		return sim.Agent{Tools: func(rt harness.Runtime) []harness.Tool {
+			return []harness.Tool{{Name: "note", Parallel: true, Run: func(ctx context.Context, _ string) (string, error) {
+				return "noted", rt.Sleep(5*time.Millisecond, ctx)
+			}}}
+		}}
+	}}
+	timed, times := sim.TimeTools(agent)
+	for seed := int64(1); seed <= 50; seed++ {
+		sim.RunScheduleAgent(sim.NewSchedule(seed, []string{faults.ToolCalls}), timed)
+	}
+	coverage := times.Coverage()
+	require.Len(t, coverage, 1)
+	assert.Equal(t, "note", coverage[0].Name)
+	assert.Positive(t, coverage[0].Runs)
+}
+
 func TestPerSeedStateOutlivesCrashes(t *testing.T) {
 	type seedState struct{ incarnations, calls atomic.Int64 }
 	var made []*seedState

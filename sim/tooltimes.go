@@ -37,13 +37,23 @@ const (
 	slowToolWallRatioMin  = 10
 )
 
-// TimeTools returns the agent with each of its tools measured by the returned ToolTimes. An agent
-// without tools of its own (turnsim's simulated ones keep to virtual time) is returned as it is,
-// with nothing to measure.
+// TimeTools returns the agent with each of its tools measured by the returned ToolTimes; with
+// PerSeed, each seed's agent's tools. An agent without tools of its own (turnsim's simulated ones
+// keep to virtual time) is returned as it is, with nothing to measure.
 func TimeTools(a Agent) (Agent, *ToolTimes) {
 	times := &ToolTimes{byName: map[string]*ToolCoverage{}}
-	if a.Tools == nil {
+	if perSeed := a.PerSeed; perSeed != nil {
+		a.PerSeed = func() Agent { return times.timed(perSeed()) }
 		return a, times
+	}
+	return times.timed(a), times
+}
+
+// timed is a with each of its tools measured by t.
+func (t *ToolTimes) timed(a Agent) Agent {
+	times := t
+	if a.Tools == nil {
+		return a
 	}
 	tools := a.Tools
 	a.Tools = func(rt harness.Runtime) []harness.Tool {
@@ -63,7 +73,7 @@ func TimeTools(a Agent) (Agent, *ToolTimes) {
 		}
 		return timed
 	}
-	return a, times
+	return a
 }
 
 func (t *ToolTimes) add(name string, failed bool, wall, virtual time.Duration) {
