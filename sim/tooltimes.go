@@ -51,7 +51,6 @@ func TimeTools(a Agent) (Agent, *ToolTimes) {
 
 // timed is a with each of its tools measured by t.
 func (t *ToolTimes) timed(a Agent) Agent {
-	times := t
 	if a.Tools == nil {
 		return a
 	}
@@ -66,7 +65,7 @@ func (t *ToolTimes) timed(a Agent) Agent {
 				timed[i].Run = func(ctx context.Context, arguments string) (string, error) {
 					wallFrom, virtualFrom := time.Now(), rt.Clock().Now()
 					out, err := run(ctx, arguments)
-					times.add(name, err != nil, time.Since(wallFrom), rt.Clock().Now().Sub(virtualFrom))
+					t.add(name, err != nil, time.Since(wallFrom), rt.Clock().Now().Sub(virtualFrom))
 					return out, err
 				}
 			}
