@@ -67,9 +67,8 @@ func (c *cli) shrink(args []string) int {
 			fmt.Fprintf(c.stderr, "%s: %s breaks no property: nothing to shrink\n", c.name, source)
 			return exitOK
 		}
-		name = violations[0].Property
-	}
-	if !sim.FailsAgent(schedule, name, c.opts.Agent) {
+		name = violations[0].Property // found by running it: it fails, no need to ask again
+	} else if !sim.FailsAgent(schedule, name, c.opts.Agent) {
 		fmt.Fprintf(c.stderr, "%s: %s does not break %s (any more?): nothing to shrink\n", c.name, source, name)
 		return exitOK
 	}
