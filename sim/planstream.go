@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"time"
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/internal/wireplay"
 	"github.com/turnsim/turnsim/properties"
 )
 
@@ -41,8 +41,13 @@ func (s *planStream) produceIgnoringCancel() (harness.Chunk, error) {
 }
 
 // partTexts are the texts of an answer's first text chunks: a drawn answer has at most three,
-// and fmt.Sprintf made each anew, about 800 instructions and a string a chunk.
-var partTexts = [...]string{"", "part 1 ", "part 2 ", "part 3 ", "part 4 ", "part 5 ", "part 6 ", "part 7 ", "part 8 "}
+// made once, so that a chunk does not build its string anew.
+var partTexts = func() (texts [9]string) {
+	for n := 1; n < len(texts); n++ {
+		texts[n] = wireplay.PartText(n)
+	}
+	return texts
+}()
 
 // delayBefore is the wait before the i-th delivery of answer a (from 0): as delivered
 // (Answer.DelaysMs), or ChunkDelayMs.
@@ -67,7 +72,7 @@ func partText(n int) string {
 	if n >= 1 && n < len(partTexts) {
 		return partTexts[n]
 	}
-	return "part " + strconv.Itoa(n) + " "
+	return wireplay.PartText(n) // the wire's spelling, which is the model's
 }
 
 // requestMessages is what conversation-well-formed needs of a request's conversation: each
