@@ -12,6 +12,6 @@
 // disk.go), and checks every property; Shrink, the corpus and the rapid state machine keep what
 // fails small and forever; CheckPolicy fuzzes retry policies. Beside it, sim/herd plays many
 // agents against one shared provider to compare retry strategies under contention,
-// sim/timeline draws a run as an HTML chart, and sim/providerdiff checks the provider model
+// sim/timeline draws a run as an HTML chart, and sim/wire/providerdiff checks the provider model
 // (PlanProvider) against the real adapters over HTTP.
 package sim

@@ -10,7 +10,7 @@ import (
 // on rt's clock), then clean answers. Create it inside a task of rt when rt is a scheduler.
 //
 // It exists so that the model can be checked against the real adapters over HTTP
-// (sim/providerdiff) from a package of its own: sim's test binary, built again for every fuzz
+// (sim/wire/providerdiff) from a package of its own: sim's test binary, built again for every fuzz
 // target and for the race detector, then does not link the provider SDKs.
 func PlanProvider(rt harness.Runtime, plan faults.Plan) harness.Provider {
 	return &planProvider{runtime: rt, tracer: newTracer(rt), plan: &plan}

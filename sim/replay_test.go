@@ -31,7 +31,7 @@ func replayableSchedule(seed int64) Schedule {
 // A simulated run's log, read back as an incident, derives a schedule whose run writes it again,
 // event for event, for nearly every seed: the derivation reads the harness's story right. The
 // few misses are streams that pace their tool calls and ignore cancellation, which the world
-// plays and no production adapter does. (sim/replaydiff holds the production runtime to it.)
+// plays and no production adapter does. (sim/wire/replaydiff holds the production runtime to it.)
 func TestReplayWritesASimulatedLogAgain(t *testing.T) {
 	const seeds = 300
 	matched := 0

@@ -16,7 +16,7 @@ import (
 
 // The commands of README.md and docs/*.md, run by TestDocCommandsRun. docs/replay.md is a
 // walk-through with a server in the background, a production agent and mutant builds: its
-// commands are run in order by sim/replaydiff's TestReplayWalkThroughRuns instead.
+// commands are run in order by sim/wire/replaydiff's TestReplayWalkThroughRuns instead.
 //
 // How each kind of command is run (the rewrite rules):
 //
@@ -35,7 +35,7 @@ import (
 
 // docPagesRunHere are the pages whose commands this test runs; every other page must be named in
 // docPagesRunElsewhere.
-var docPagesRunElsewhere = map[string]string{"replay.md": "sim/replaydiff's TestReplayWalkThroughRuns"}
+var docPagesRunElsewhere = map[string]string{"replay.md": "sim/wire/replaydiff's TestReplayWalkThroughRuns"}
 
 // docCommands are the commands of the pages this test runs, in page order.
 func docCommands(t *testing.T) []doccmd.Command {
@@ -186,7 +186,9 @@ func checkGoCommand(t *testing.T, root string, c doccmd.Command, words []string)
 	}
 	require.NotEmpty(t, packages, "%s: names no package", c)
 	for _, p := range packages {
-		if strings.HasSuffix(p, "/...") {
+		if dir, all := strings.CutSuffix(p, "/..."); all {
+			info, err := os.Stat(filepath.Join(root, dir))
+			assert.True(t, err == nil && info.IsDir(), "%s: no folder %s", c, dir)
 			continue
 		}
 		info, err := os.Stat(filepath.Join(root, p))

@@ -81,3 +81,27 @@ func TestReadmeLeadsWithTheTwoCommands(t *testing.T) {
 		assert.Contains(t, readme, "(docs/"+page+".md", "the README links docs/%s.md", page)
 	}
 }
+
+// The core's `go test ./...` leaves out the modules that link the provider SDKs; the README's
+// second test command tests every one of them, and CI runs that command. A module added to the
+// workspace and to neither would never be tested.
+func TestReadmeTestsEveryModuleOfTheWorkspace(t *testing.T) {
+	readme := strings.SplitN(readDoc(t, "README.md"), "```", 5)
+	require.Len(t, readme, 5)
+	second := strings.TrimSpace(strings.TrimPrefix(readme[3], "sh\n"))
+	require.True(t, strings.HasPrefix(second, "go test ./"), "the README's second block is a go test command: %q", second)
+	ci := regexp.MustCompile(`(?m)^sdk_modules="([^"]+)"$`).FindStringSubmatch(readDoc(t, ".ci/run"))
+	require.NotNil(t, ci, ".ci/run names the SDK modules in sdk_modules")
+	assert.Equal(t, "go test "+ci[1], second, ".ci/run tests what the README says")
+	assert.Contains(t, readDoc(t, ".ci/run"), "\ngo test $sdk_modules\n")
+	// The users' example modules are tested by CI's example stages, the root by `go test ./...`.
+	own := map[string]bool{".": true, "./examples/weatheragent": true, "./examples/refundagent": true}
+	uses := regexp.MustCompile(`(?m)^\t(\./?[\w/]*)$`).FindAllStringSubmatch(readDoc(t, "go.work"), -1)
+	require.Greater(t, len(uses), 3, "go.work's use block")
+	for _, use := range uses {
+		if !own[use[1]] {
+			assert.Contains(t, strings.Fields(second), use[1]+"/...", "the README's SDK test command tests the module %s", use[1])
+		}
+	}
+}
+

@@ -10,7 +10,7 @@
 // "exits N" is the exit code the command promises (0 without one); "not run: why" (or "not run
 // here: why") marks a command shown for the reader that no test can run as written, and says why.
 // Blocks of another language (```text, ```go, ```json, a bare ```) are not commands. The tests
-// that run the commands are cmd/simrun's (README.md and docs/*.md) and sim/replaydiff's
+// that run the commands are cmd/simrun's (README.md and docs/*.md) and sim/wire/replaydiff's
 // (docs/replay.md's walk-through); each says how it shortens what would take minutes.
 package doccmd
 

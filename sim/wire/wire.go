@@ -2,9 +2,10 @@
 // effect: import _ "github.com/turnsim/turnsim/sim/wire"), it registers harness/provider/openai
 // and harness/provider/anthropic with sim.RegisterWire, and a share of every run's seeds then
 // sends some of its answers as HTTP and server-sent events to them (see sim's wire.go), so that
-// every property judges the adapters' mapping of what providers send. It is a package of its own
-// so that importing sim pulls no provider SDK into a build: simrun imports it, and so may a
-// user's command built on sim/cli.
+// every property judges the adapters' mapping of what providers send. It is a package, and a
+// module (github.com/turnsim/turnsim/sim/wire), of its own so that importing sim pulls no provider
+// SDK into a build or a module graph: simrun imports it, and so may a user's command built on
+// sim/cli.
 package wire
 
 import (

@@ -1,4 +1,4 @@
-package faultserver_test
+package serverdiff_test
 
 import (
 	"context"

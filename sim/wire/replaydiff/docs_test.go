@@ -18,7 +18,7 @@ import (
 )
 
 // repoRoot is the module's root, from this package's folder.
-const repoRoot = "../.."
+const repoRoot = "../../.."
 
 // docCommands are the commands of the walk-through's ```sh blocks, in order (internal/doccmd
 // reads them as cmd/simrun's test reads README.md's and the other pages').

@@ -4,6 +4,6 @@
 // each log is replayed from itself alone in the simulator and compared event by event. It has
 // only tests.
 //
-// The tests live here rather than in sim so that sim's test binary does not link the provider
-// SDKs (see sim/providerdiff).
+// The tests live here, in the wire's module, so that the core's tests do not link the provider
+// SDKs (see sim/wire/providerdiff).
 package replaydiff
