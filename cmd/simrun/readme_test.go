@@ -104,4 +104,3 @@ func TestReadmeTestsEveryModuleOfTheWorkspace(t *testing.T) {
 		}
 	}
 }
-
