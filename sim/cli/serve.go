@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"os/signal"
 	"time"
 
 	"github.com/turnsim/turnsim/internal/atomicfile"
@@ -86,7 +83,7 @@ func (c *cli) serve(args []string) int {
 	if err != nil {
 		return c.usageError("serve: %v", err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible() // Ctrl-C: stop listening, say what was served, exit 0
 	defer stop()
 	url, stopped, err := faultserver.Listen(ctx, *addr, server)
 	if err != nil {

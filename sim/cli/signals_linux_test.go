@@ -200,3 +200,41 @@ func TestASignalStopsAPlantedRunAndItsMutant(t *testing.T) {
 		})
 	}
 }
+
+// serve ends cleanly on an interrupt to its supervisor: it stops listening, says what it served
+// and exits 0, its child gone; a SIGQUIT still dumps and exits 3. (Before, the command's own
+// stop won the race against serve's handler: exit 130 and no report.)
+func TestServeEndsCleanlyOnAnInterrupt(t *testing.T) {
+	simrun := binaries(t)[0]
+	for _, c := range []signalCase{{syscall.SIGINT, 0, ""}, {syscall.SIGTERM, 0, ""}, {syscall.SIGQUIT, 3, "goroutine dump is above"}} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			urlFile := filepath.Join(dir, "url")
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(simrun.path, "serve", "-script", "demo", "-max-duration", "2m", "-url-file", urlFile)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			require.NoError(t, cmd.Start())
+			t.Cleanup(func() { cmd.Process.Kill() })
+			require.True(t, waitFor(time.Minute, func() bool {
+				data, err := os.ReadFile(urlFile)
+				return err == nil && len(data) > 0
+			}), "serve wrote its URL: %s", stderr.String())
+			below := descendants(cmd.Process.Pid)
+			require.NoError(t, cmd.Process.Signal(c.sig))
+			cmd.Wait()
+			assert.Equal(t, c.code, cmd.ProcessState.ExitCode(), "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+			if c.code == 0 {
+				assert.Contains(t, stdout.String(), "stopped after 0 requests")
+			}
+			assert.Contains(t, stderr.String(), c.says)
+			assert.True(t, waitFor(time.Second, func() bool {
+				for _, p := range below {
+					if alive(p) {
+						return false
+					}
+				}
+				return true
+			}), "a process of the group survived: %v", below)
+		})
+	}
+}
