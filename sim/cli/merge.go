@@ -73,13 +73,7 @@ func (c *cli) merge(args []string) int {
 		c.printSummary(merged, mergedWorkers(shards))
 	}
 	if merged.Violations > 0 {
-		for i, f := range merged.Failures {
-			if i == failuresShownMax {
-				fmt.Fprintf(c.stderr, "… and %d more failing seeds (see -json's failingSeeds)\n", len(merged.Failures)-i)
-				break
-			}
-			fmt.Fprintf(c.stderr, "FAIL seed %d\n  reproduce: %s\n", f.Seed, c.reproCommand(&selection{faults: strings.Join(merged.Faults, ","), plant: merged.Plant}, f.Seed))
-		}
+		c.printFailures(merged.Summary, &selection{faults: strings.Join(merged.Faults, ","), plant: merged.Plant})
 		return exitViolation
 	}
 	return exitOK

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/turnsim/turnsim/properties"
 	"github.com/turnsim/turnsim/sim"
 )
 
@@ -92,6 +93,30 @@ func TestMergeOrdersFailuresAndSlowestSeeds(t *testing.T) {
 	assert.Equal(t, map[string]int{"turn-settled": 3}, m.ViolationsByProperty)
 	assert.Equal(t, map[string]int{"crash": 2}, m.FaultCoverage)
 	assert.Equal(t, []sim.SlowSeed{{Seed: 1, WallMs: 9}, {Seed: 2, WallMs: 5}, {Seed: 3, WallMs: 5}, {Seed: 4, WallMs: 1}}, m.SlowestSeeds)
+}
+
+// merge reports each failing seed as run does: its violations, then the command that reproduces
+// it (before, merge printed the command alone).
+func TestMergeReportsFailuresAsRunDoes(t *testing.T) {
+	violation := properties.Violation{Property: "turn-settled", Message: "turn 1 has no turn/end", Seq: 7, AtMs: 1500}
+	dir := t.TempDir()
+	var paths []string
+	for i := 1; i <= 2; i++ {
+		r := runReport{Faults: []string{}, Summary: sim.Summary{Seeds: 2, FirstSeed: 1, Shard: fmt.Sprintf("%d/2", i), Workers: 1,
+			ViolationsByProperty: map[string]int{}, FaultCoverage: map[string]int{}, OutcomeCoverage: map[string]int{},
+			FailingSeeds: []int64{}, Failures: []sim.SeedViolations{}, Digest: strings.Repeat("0", 64)}}
+		if i == 2 {
+			r.Violations, r.ViolationsByProperty["turn-settled"] = 1, 1
+			r.FailingSeeds = []int64{2}
+			r.Failures = []sim.SeedViolations{{Seed: 2, Violations: []properties.Violation{violation}}}
+		}
+		data, err := json.Marshal(r)
+		require.NoError(t, err)
+		paths = append(paths, writeFile(t, dir, fmt.Sprintf("shard%d.json", i), data))
+	}
+	code, _, errOut := simrun(append([]string{"merge"}, paths...)...)
+	assert.Equal(t, exitViolation, code, errOut)
+	assert.Contains(t, errOut, "FAIL seed 2\n  "+violation.String()+"\n  reproduce: go run ./cmd/simrun repro -seed 2\n")
 }
 
 // Summaries that are not every shard of one run, once each, are refused, naming the problem.
