@@ -91,18 +91,48 @@ func codeOf(f *faults.Fail) string {
 	return f.Code
 }
 
+// How a failure goes out on the wire (ending): as an error (a response, or an event in the
+// stream), a cut connection, a silence, or a stream that finishes with nothing in it.
+const (
+	endError = iota
+	endCut
+	endStall
+	endEmpty
+)
+
+// frameOfEnding is the stream's last frame for each ending (an empty stream simply finishes).
+var frameOfEnding = [...]int{endError: FrameError, endCut: FrameCut, endStall: FrameStall, endEmpty: FrameFinish}
+
+// ending is how failure f goes out: a cut or a silence when the wire form asks for one, or when
+// the code is one that only a connection can say (TRANSPORT; a TIMEOUT with no status, unless
+// it is an event in the stream).
+func (r *Reply) ending(f *faults.Fail) int {
+	switch code := codeOf(f); {
+	case r.wire.Cut || (code == harness.CodeTransport && !r.wire.Stall):
+		return endCut
+	case r.wire.Stall || (code == harness.CodeTimeout && f.Status == 0 && !r.wire.InStream):
+		return endStall
+	case code == harness.CodeEmptyResponse:
+		return endEmpty
+	}
+	return endError
+}
+
 // Opening is what comes first (Respond, Refuse or Stall) and after how long.
 func (r *Reply) Opening() (what int, delayMs int64) {
 	a, f := r.answer, r.failure()
 	if f == nil || a.Chunks > 0 {
 		return Respond, 0
 	}
-	switch code := codeOf(f); {
-	case r.wire.Cut || (code == harness.CodeTransport && !r.wire.Stall):
+	switch r.ending(f) {
+	case endCut:
 		return Refuse, a.ChunkDelayMs
-	case r.wire.Stall || (code == harness.CodeTimeout && f.Status == 0 && !r.wire.InStream):
+	case endStall:
 		return Stall, a.ChunkDelayMs
-	case code == harness.CodeEmptyResponse || r.wire.InStream:
+	case endEmpty:
+		return Respond, 0
+	}
+	if r.wire.InStream {
 		return Respond, 0
 	}
 	return Respond, a.ChunkDelayMs
@@ -181,16 +211,7 @@ func (r *Reply) plan() {
 	case r.wire.Malformed:
 		r.steps = append(r.steps, step{kind: FrameMalformed, delayMs: a.ChunkDelayMs}, step{kind: FrameFinish})
 	case f != nil:
-		kind := FrameError
-		switch code := codeOf(f); {
-		case r.wire.Cut || (code == harness.CodeTransport && !r.wire.Stall):
-			kind = FrameCut
-		case r.wire.Stall || (code == harness.CodeTimeout && f.Status == 0 && !r.wire.InStream):
-			kind = FrameStall
-		case code == harness.CodeEmptyResponse:
-			kind = FrameFinish
-		}
-		r.steps = append(r.steps, step{kind: kind, delayMs: a.ChunkDelayMs})
+		r.steps = append(r.steps, step{kind: frameOfEnding[r.ending(f)], delayMs: a.ChunkDelayMs})
 	default:
 		for j := range a.Calls {
 			r.steps = append(r.steps, step{kind: FrameCall, index: j})
