@@ -210,15 +210,21 @@ func TestServeEndsCleanlyOnAnInterrupt(t *testing.T) {
 		t.Run(c.sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
 			urlFile := filepath.Join(dir, "url")
+			// The command's output goes to buffers read only after it ended (exec's goroutines
+			// write them while it runs).
 			var stdout, stderr bytes.Buffer
 			cmd := exec.Command(simrun.path, "serve", "-script", "demo", "-max-duration", "2m", "-url-file", urlFile)
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			require.NoError(t, cmd.Start())
 			t.Cleanup(func() { cmd.Process.Kill() })
-			require.True(t, waitFor(time.Minute, func() bool {
+			if !waitFor(time.Minute, func() bool {
 				data, err := os.ReadFile(urlFile)
 				return err == nil && len(data) > 0
-			}), "serve wrote its URL: %s", stderr.String())
+			}) {
+				cmd.Process.Kill()
+				cmd.Wait()
+				t.Fatalf("serve wrote no URL: %s", stderr.String())
+			}
 			below := descendants(cmd.Process.Pid)
 			require.NoError(t, cmd.Process.Signal(c.sig))
 			cmd.Wait()
