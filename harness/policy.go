@@ -119,7 +119,7 @@ func (p RetryPolicy) PolicyKey() string {
 		return p.Key
 	}
 	// Appended into one buffer, not fmt.Sprintf'd and concatenated: every agent derives its key
-	// (harness.New), and the formatting was 5% of a simulated schedule's runtime phase.
+	// (harness.New), so this runs once per agent and per restart.
 	key := make([]byte, 0, 96)
 	key = append(append(key, p.Mode...), "/initial="...)
 	key = append(strconv.AppendFloat(key, p.InitialDelayMs, 'g', -1, 64), "/max="...)

@@ -10,9 +10,9 @@ import (
 )
 
 // A user's module imports sim, sim/cli, faults and properties to test its agent; none of them
-// may pull a provider SDK into the user's build (compiling openai-go alone takes about 2.8 GB and
-// a minute and a half of CPU). The real adapters come only with sim/wire, which a command imports
-// when it wants them on the wire.
+// may pull a provider SDK into the user's build (compiling one is the costliest step of a cold
+// build; README "CI cost"). The real adapters come only with sim/wire, a module of its own, which
+// a command imports when it wants them on the wire.
 func TestImportingTheSimulatorLinksNoProviderSDK(t *testing.T) {
 	const module = "github.com/turnsim/turnsim"
 	cmd := exec.Command("go", "list", "-deps", module+"/sim", module+"/sim/cli", module+"/faults", module+"/properties")

@@ -9,7 +9,7 @@ import (
 
 // The tool calls the world asked for, by their arguments. A simulated tool learns what the plan
 // wants of its call from the arguments the model sent (the plan's Call, as JSON), and decoding
-// them with encoding/json was about 1.5 % of a schedule. The world encoded them itself when it
+// them with encoding/json showed in a schedule's profile. The world encoded them itself when it
 // streamed the call, so it keeps what it encoded under the exact text and a tool given that text
 // takes it back. Arguments the world never wrote (a harness that altered them) are decoded as
 // before, and fail as before when they are not a plan call.
@@ -41,7 +41,7 @@ func (t *tracer) askCall(arguments string, args *toolArguments, planned *faults.
 
 // askedCall is what the world encoded as arguments, decoded only if it never did. The calls are
 // a list searched from the latest, which is the call a tool usually runs: a run streams a few,
-// and a map of them took two allocations and hashed each text twice. Texts are unique in a run
+// and a map of them cost more than the search (it hashed each text twice). Texts are unique in a run
 // (they hold the request and call numbers); were one streamed again, the latest would answer,
 // as the map's last write did.
 func (t *tracer) askedCall(arguments string) (toolArguments, error) {
@@ -58,8 +58,7 @@ func (t *tracer) askedCall(arguments string) (toolArguments, error) {
 }
 
 // decodeCall decodes arguments the world never wrote. Apart from askedCall, so that only this
-// variable escapes to the heap (through Unmarshal), not askedCall's: that was an allocation a
-// tool call.
+// variable escapes to the heap (through Unmarshal), not askedCall's on every tool call.
 func decodeCall(arguments string) (toolArguments, error) {
 	var args toolArguments
 	err := json.Unmarshal([]byte(arguments), &args)
@@ -67,9 +66,9 @@ func decodeCall(arguments string) (toolArguments, error) {
 }
 
 // encodeCall is the call id id names, and json.Marshal of args with that id, as one string:
-// the id is a part of the text. Marshal was about 5,000 instructions a call (reflection, its
-// pooled buffer, a copy into a string), and the id's fmt.Sprintf another 1,000 and a string of
-// its own; this writes the same bytes straight into one string. A string that JSON would escape
+// the id is a part of the text. Marshal (reflection, its pooled buffer, a copy into a string) and
+// the id's fmt.Sprintf with a string of its own showed in a schedule's profile; this writes the
+// same bytes straight into one string. A string that JSON would escape
 // (a quote, a backslash, a control byte, <, > or &, anything outside ASCII) sends the call to
 // Marshal instead, so the text is Marshal's byte for byte (TestEncodeCallIsMarshal).
 func encodeCall(id []byte, args toolArguments) (callID, text string) {

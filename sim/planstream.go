@@ -82,8 +82,8 @@ func partText(n int) string {
 // A request's conversation is mostly the last one's and more (a retry's is the same): the
 // record shares the last record's entries and array, and only the entries past it are new.
 // Each record is cut to its own length and capacity, so no append to one writes into
-// another's; records are only read. Building every record whole was 1.1 KB and five
-// allocations a schedule.
+// another's; records are only read. (Building every record whole copied each conversation
+// once per request.)
 func (p *planProvider) requestMessages(entries []harness.Entry) []properties.RequestMessage {
 	if len(entries) == 0 {
 		return []properties.RequestMessage{} // empty, not nil, as a record built whole was

@@ -476,13 +476,12 @@ func (t *tracer) toolStarted(run properties.ToolRun, request int) toolRunning {
 	return toolRunning{tracer: t, index: index}
 }
 
-// toolRunsBuffered is the room the trace's tool runs start with, made at the first: seven in ten
-// default-mix schedules run no tool (and make no room), four in five of the others up to four.
-// Growing from one took up to two allocations more.
+// toolRunsBuffered is the room the trace's tool runs start with, made at the first: most
+// schedules run no tool (and make no room), and most of the others run a few.
 const toolRunsBuffered = 4
 
 // toolRunning is a tool run the trace records as started: a value, not a closure over the
-// tracer and the run's index, which was an allocation a tool run.
+// tracer and the run's index, so that recording one allocates nothing.
 type toolRunning struct {
 	tracer *tracer
 	index  int

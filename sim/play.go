@@ -74,8 +74,8 @@ type world struct {
 	tools []harness.Tool
 	// keyed is the plan's retry policy with its key worked out, made by the first incarnation
 	// and lent to the next ones (a key is never empty once worked out): a key is the policy's
-	// (RetryPolicy.PolicyKey), so an agent given it derives nothing else, and three float
-	// formattings per restart were 1% of a schedule. The plan itself keeps its policy as drawn (a
+	// (RetryPolicy.PolicyKey), so an agent given it derives nothing else, and no restart formats
+	// the policy's floats again. The plan itself keeps its policy as drawn (a
 	// saved schedule records no key). It lives in the world, not in an allocation of its own.
 	keyed harness.RetryPolicy
 
@@ -157,8 +157,7 @@ func (w *world) play() {
 		panic(fmt.Sprintf("sim: invariant: a validated schedule built no agent: %v", err))
 	}
 	// A queue is made only for what the plan does: idle watchers, restarts (only a plan that
-	// crashes the agent has them) and racing users each need one, and making all three for
-	// every run was an allocation a run more than needed.
+	// crashes the agent has them) and racing users each need one; a run makes only those it uses.
 	w.watchersDone = w.queueIf(w.planned.idleWaits, "idle watchers")
 	if w.keepDurable {
 		w.restarted = w.rt.NewQueue("restarts")

@@ -99,8 +99,8 @@ func (t *tracer) strike(fault string) {
 // faultSet is a set of the catalogue's faults, by their place in it (faultIndex).
 type faultSet [(faults.Count + 63) / 64]uint64
 
-// add puts the i-th fault in the set. Unsigned: a signed i/64 and i%64 take a few instructions
-// more, for every strike.
+// add puts the i-th fault in the set. Unsigned, so that i/64 and i%64 are a shift and a mask (a
+// signed division must round toward zero), on every strike.
 func (s *faultSet) add(i int) { s[uint(i)/64] |= 1 << (uint(i) % 64) }
 
 // appendNames appends the names of the faults in the set to names, in the catalogue's order:

@@ -149,8 +149,8 @@ func runWorld(schedule Schedule, agent Agent) (*world, Outcome) {
 }
 
 // runWorldInto is runWorld taking its large buffers from s (nil: fresh ones) and putting the
-// Outcome in out: an Outcome (about 770 bytes) returned by value was copied twice on its way to
-// a sweep's scratch, some 500 instructions a schedule.
+// Outcome in out: an Outcome is large, and returned by value it was copied twice on its way to a
+// sweep's scratch.
 func runWorldInto(schedule Schedule, agent Agent, s *scratch, out *Outcome) *world {
 	scheduler := s.takeScheduler(sched.Options{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
@@ -189,7 +189,7 @@ func finishOutcome(w *world, report *sched.RunReport, out *Outcome, s *scratch) 
 	strategy := strategyInfo(w.strategy())
 	*out = Outcome{Schedule: w.schedule, Trace: t.trace, Report: report}
 	if agent != nil {
-		// The session's own log, without the copy Events makes (about 1.5 KB a schedule): what
+		// The session's own log, without the copy Events makes: what
 		// Log returns never changes, even if a hung task of the run appends after it.
 		out.Log = agent.Session().Log()
 	}
@@ -242,7 +242,7 @@ func finishOutcome(w *world, report *sched.RunReport, out *Outcome, s *scratch) 
 // jsonl is the run's log as JSON Lines. When the plan keeps a durable log and the agent is up at
 // the end, the real file store wrote every event the session holds to the simulated disk, with
 // the same encoder, and nothing else: the file is the log's JSON Lines, so it is taken as it is
-// instead of encoding the log a second time (about 4 % of a default-mix schedule), and
+// instead of encoding the log a second time, and
 // log-replays then reads back what was really written. Otherwise (no durable log, the agent
 // down, or a hung task that may still be writing) the log is encoded.
 func (w *world) jsonl(log []harness.Event, report *sched.RunReport, s *scratch) []byte {

@@ -103,8 +103,8 @@ func binaries(t *testing.T) []binary {
 			{name: "simrun", path: filepath.Join(dir, "simrun"), property: "durable-before-wait", family: "full-jitter", policies: "seed-default,full-jitter", mutant: "wait-before-retry-record"},
 			{name: "usersim", path: filepath.Join(dir, "usersim"), property: "lookup-answers-its-order", family: "support-backoff", policies: "agent,support-backoff", mutant: "lookup-answers-one-order"},
 		}
-		// simrun without the wire (cmd/simrun's wire.go): its SDKs would cost this package's test
-		// 2.7 GiB and two CPU-minutes to compile; the wire's own module tests simrun with it.
+		// simrun without the wire (cmd/simrun's wire.go): compiling its SDKs would be most of the
+		// core's cold `go test ./...` (README "CI cost"); the wire's own module tests simrun with it.
 		for i, build := range [][]string{{"-tags", "turnsim_nowire", "./cmd/simrun"}, {"./sim/cli/internal/usersim"}} {
 			pkg := build[len(build)-1]
 			cmd := exec.Command("go", append([]string{"build", "-o", built[i].path}, build...)...)

@@ -5,18 +5,16 @@ import (
 	"runtime/debug"
 )
 
-// How `simrun run` sets the collector: a sweep's live heap is small and fixed (about 1 MB, a
-// schedule's world per worker), and each seed allocates about 75 KB of garbage, so with Go's
-// defaults (GOGC=100, a 4 MB floor goal) the collector ran every 18 seeds and took about a tenth
-// of the CPU, whatever the seed count. So a run sets GOGC=400 and a soft memory limit, which then
-// decides when the collector runs: over 5,000 seeds (GODEBUG=gctrace=1) 283 collections with the
-// defaults and a 14 MiB limit, 55 with GOGC=400 and 20 MiB (max RSS 18.8 MB → 25.3 MB).
+// How `simrun run` sets the collector: a sweep's live heap is small and fixed (a schedule's world
+// per worker), and each seed leaves garbage many times that, so with Go's defaults (GOGC=100, a
+// 4 MB floor goal) the collector ran every few seeds and took a large share of the CPU, whatever
+// the seed count. So a run sets GOGC=400 and a soft memory limit, which then decides when the
+// collector runs (GODEBUG=gctrace=1 shows the collections; the commits that set these constants
+// have the figures).
 //
 // The limit also keeps resident memory flat: max RSS is a high-water mark, and over a million
-// seeds a rare extreme seed leaves garbage enough to raise it. Measured at commit ace7073 without
-// a limit: 19.3 MB at 20,000 seeds and 23.0 MB at 1,000,000, +19 %; with a 14 MiB limit 20.3 MB
-// (+5 %). Each worker holds one schedule's live heap (about 1.5 MB at most), so the limit grows
-// with the workers. A GOGC or GOMEMLIMIT the user set is kept.
+// seeds a rare extreme seed leaves garbage enough to raise it. Each worker holds one schedule's
+// live heap, so the limit grows with the workers. A GOGC or GOMEMLIMIT the user set is kept.
 const (
 	memoryLimitBase      = 16 << 20
 	memoryLimitPerWorker = 2 << 20

@@ -3,14 +3,14 @@ package sched
 // Task goroutines are coroutines (iter.Pull), reused within a run and across runs. The driver
 // (driver.go) resumes a task by switching to its coroutine, and the task switches back when it
 // parks: a direct goroutine switch on the same thread, with no run queue, no wakeup of another
-// thread, no futex. (Channel sends between goroutines cost about five times as much per round
-// trip, and on a machine with two cores each send woke the other core: runtime.futex and
-// runtime.wakep were a fifth of a schedule's CPU.)
+// thread, no futex. (Channel sends between goroutines cost several times as much per round trip,
+// and on a machine with two cores each send woke the other core: runtime.futex and runtime.wakep
+// led a schedule's profile.)
 //
 // A fresh goroutine starts on a small stack and grows it by copying as the harness's calls deepen:
-// in the profile of a schedule's runtime phase that growth (runtime.newstack, copystack) took about
-// a fifth of the time, and growing it in one step (growStack) and starting the goroutine still cost
-// about 5%. So a coroutine whose task returned is kept as an idle worker with its grown stack, and
+// that growth (runtime.newstack, copystack) stood high in a schedule's profile, and growing it in
+// one step (growStack) and starting the goroutine still showed. So a coroutine whose task returned
+// is kept as an idle worker with its grown stack, and
 // the next spawn, of this run or of a later one in the process, hands it a task instead of starting
 // a coroutine. Which coroutine runs a task changes nothing a run can observe: a task still waits
 // for its first resume, and the baton holder alone decides the order.

@@ -15,7 +15,7 @@ type picker interface {
 
 // uniformPicker draws uniformly with a seeded source. A single runnable task is taken without a
 // draw, which keeps the hot path cheap and is as reproducible as drawing. The source is the
-// Scheduler's own (rng): a *rand.Rand was two allocations a run and an interface call a draw.
+// Scheduler's own (rng), reset for each run, rather than a *rand.Rand made for each.
 type uniformPicker struct {
 	rng *splitmix.Rand
 }

@@ -1,9 +1,8 @@
 package sched
 
-// Reuse: a sweep runs thousands of schedules one after another, and each made a Scheduler (about
-// 2 KB with its inline tasks), its queues, its processes, its tasks past the first eight and the
-// channel Run waits on: about 3 KB and a dozen allocations of a default-mix schedule's 40 KB and
-// 209. Reset readies a Scheduler whose run is over for the next one, keeping that memory.
+// Reuse: a sweep runs thousands of schedules one after another, and each made a Scheduler (with
+// its inline tasks), its queues, its processes, its tasks past the first eight and the channel
+// Run waits on. Reset readies a Scheduler whose run is over for the next one, keeping that memory.
 //
 // What a run handed out (its queues and processes) is reused by the next run, so nothing may use
 // them once Reset is called; what a run returns (the RunReport, its findings) is never reused.
@@ -68,7 +67,7 @@ func (s *Scheduler) Reset(opts Options) {
 		<-events // a stale hang report, sent after the run was over
 	}
 	k.queues.used, k.tasks.used, k.processes.used = 0, 0, 0
-	*s = Scheduler{} // cleared in place; Scheduler{kept: k} built a 2 KB copy first
+	*s = Scheduler{} // cleared in place; Scheduler{kept: k} would build a whole copy first
 	s.kept = k
 	s.init(opts)
 	s.events = events // Run's channel, kept: Run makes it only when there is none

@@ -8,10 +8,9 @@ package sched
 // returns; then it records why it stopped (its block site) and, still holding the baton, runs the
 // scheduling step itself: it picks the next task, leaves it in baton and switches back to the
 // driver (driver.go), a goroutine that does nothing but switch to the task in baton. Each such
-// exchange is one handoff, and costs two coroutine switches, about 100 ns, with no run queue and
-// no other thread woken (a channel send to the next task's goroutine, as before, cost several
-// times that, and a fifth of a schedule's CPU went to waking the other core); a task that picks
-// itself goes on without any. Run's goroutine starts the driver and waits for the run to be over
+// exchange is one handoff, and costs two coroutine switches, with no run queue and no other
+// thread woken (a channel send to the next task's goroutine, as before, woke the other core for
+// every handoff); a task that picks itself goes on without any. Run's goroutine starts the driver and waits for the run to be over
 // (on the events channel) or for the watchdog's report of a hang. Only the baton holder touches the
 // scheduler's state, so nothing here needs a lock: the coroutine switches, the go statements
 // and the channel operations order every access.
@@ -122,8 +121,7 @@ type Scheduler struct {
 	pct pctPicker
 
 	// now is start+elapsed, kept with elapsed (setElapsed): the harness and the world read the
-	// clock about 150 times a schedule, and time.Time.Add on each read was over a percent of a
-	// schedule's instructions.
+	// clock far more often than time moves, so the sum is made when time moves, not on each read.
 	now time.Time
 
 	elapsed  time.Duration // virtual time since start
@@ -156,8 +154,8 @@ type Scheduler struct {
 	// the lists from empty reallocated them.
 	tasksInline    [8]*task
 	runnableInline [8]*task
-	// tasksFirst holds the run's first eight tasks (spawn): a default-mix run starts about nine,
-	// and allocating each was a fifth of the scheduler's allocations.
+	// tasksFirst holds the run's first eight tasks (spawn): most runs start about that many, and
+	// each would otherwise be an allocation of its own.
 	tasksFirst [8]task
 
 	// progress counts resumes and returns of the baton: odd while a task runs its own code, even
@@ -375,8 +373,8 @@ func (s *Scheduler) next() *task {
 // task one of whose contexts is done (checking here, synchronously, instead of in
 // context.AfterFunc callbacks keeps every wake-up on the loop and therefore in a reproducible
 // order), lists the runnable tasks in a reused buffer, and finds the earliest timer of the tasks
-// still sleeping, if any, for advanceTime. One walk instead of one per job: picks are most of
-// the scheduler's own instructions.
+// still sleeping, if any, for advanceTime. One walk instead of one per job: a pick is the
+// scheduler's most frequent work.
 func (s *Scheduler) scan() (runnable []*task, earliest time.Duration, sleeping bool) {
 	runnable = s.runnable[:0]
 	earliest = time.Duration(math.MaxInt64)

@@ -96,16 +96,16 @@ func (s *Scheduler) runTask(t *task, fn func()) {
 	t.returned = true
 }
 
-// stackReserve is how much stack growStack reserves: a 16 KB stack, the size the turn loop grows
-// to. Reserving 32 KB cost more than it saved (the fresh stack's zeroing and page faults: 10% of
-// the runtime phase in growStack against 4% at 8 KB).
+// stackReserve is how much stack growStack reserves: enough that the stack it grows to holds the
+// turn loop's deepest calls. Reserving more cost more than it saved (the fresh stack is zeroed and
+// faulted in whether the task uses it or not; the commits that set it have the figures).
 const stackReserve = 8 << 10
 
 // growStack grows a fresh task goroutine's stack in one step, while it is still shallow. A new
 // goroutine starts on a small stack and doubled it by copying each time the harness's calls
-// deepened (Validator.Check's frame, encoding/json, strconv): runtime.newstack was a fifth of a
-// fair schedule's runtime phase, every copy adjusting every frame already on the stack. Grown
-// here, the copy moves two frames; newstack fell to 3% and growStack costs 4%.
+// deepened (Validator.Check's frame, encoding/json, strconv), every copy adjusting every frame
+// already on the stack: runtime.newstack stood high in a schedule's profile. Grown here, the copy
+// moves two frames.
 //
 //go:noinline
 func growStack(i int) byte {
