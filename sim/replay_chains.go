@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"slices"
 
 	"github.com/turnsim/turnsim/harness"
 )
@@ -84,20 +83,18 @@ func nearestJitter(policy harness.RetryPolicy, retry int, delayMs float64) float
 
 // wouldRetry reports whether the replay's llm-retry (under the derived policy, or the default
 // one the replay runs when no chain names one) retries f as the step's next retry: a failure it
-// would retry that ended the turn says the plugin had ended.
+// would retry that ended the turn says the plugin had ended. It asks the policy's own strategy,
+// as the replayed harness will: the replay derives a schedule and judges nothing, so it follows
+// the harness's rule rather than restating it.
 func (d *deriver) wouldRetry(f harness.Failure) bool {
-	p := d.plan.Policy
-	if p.Mode == harness.ModeAlways {
-		return true
-	}
-	retries := 0
+	strategy := d.plan.Policy.Strategy()
+	retry := 1
 	if d.step != nil {
-		retries = d.step.retries
+		retry = d.step.retries + 1
 	}
-	codes := p.RetryableCodes
-	if len(codes) == 0 {
-		codes = harness.DefaultRetryableCodes
+	if strategy.Mode() == harness.ModeNormal && retry > strategy.Budget() {
+		return false
 	}
-	overCap := f.HasRetryAfter() && f.ProviderRetryAfterMs > p.MaxDelayMs
-	return slices.Contains(codes, f.Code) && retries < p.MaxRetries && !overCap
+	noJitter := func() float64 { return 0 }
+	return !strategy.Decide(harness.RetryContext{Failure: f, Retry: retry, Random: noJitter}).GiveUp
 }
