@@ -67,6 +67,18 @@ func alive(p process) bool {
 	return ok && startedAt == p.startedAt && state != "Z"
 }
 
+// allEnded is the condition that none of ps is alive.
+func allEnded(ps []process) func() bool {
+	return func() bool {
+		for _, p := range ps {
+			if alive(p) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
 // waitFor polls cond every 10 ms until it holds or limit passes, and says whether it held.
 func waitFor(limit time.Duration, cond func() bool) bool {
 	for deadline := time.Now().Add(limit); ; time.Sleep(10 * time.Millisecond) {
@@ -143,14 +155,7 @@ func TestASignalToTheSupervisorEndsEveryProcessBelowIt(t *testing.T) {
 				"run", "-seeds", "100000000", "-corpus", corpus, "-progress", "always")
 			assert.Equal(t, c.code, code, stderr)
 			assert.Contains(t, stderr, c.says)
-			assert.True(t, waitFor(time.Second, func() bool {
-				for _, p := range below {
-					if alive(p) {
-						return false
-					}
-				}
-				return true
-			}), "a process of the group survived its supervisor: %v", below)
+			assert.True(t, waitFor(time.Second, allEnded(below)), "a process of the group survived its supervisor: %v", below)
 			entries, err := os.ReadDir(corpus)
 			require.NoError(t, err)
 			assert.Empty(t, entries, "nothing saved after the signal")
@@ -179,14 +184,7 @@ func TestASignalStopsAPlantedRunAndItsMutant(t *testing.T) {
 				}
 				return false
 			}, "run", "-plant", usersim.mutant, "-seeds", "100000000", "-corpus", corpus, "-progress", "always")
-			assert.True(t, waitFor(time.Second, func() bool {
-				for _, p := range below {
-					if alive(p) {
-						return false
-					}
-				}
-				return true
-			}), "a process survived: %v\n%s", below, stderr)
+			assert.True(t, waitFor(time.Second, allEnded(below)), "a process survived: %v\n%s", below, stderr)
 			assert.True(t, waitFor(time.Second, func() bool {
 				_, err := os.Stat(mutantDir)
 				return os.IsNotExist(err)
@@ -233,14 +231,7 @@ func TestServeEndsCleanlyOnAnInterrupt(t *testing.T) {
 				assert.Contains(t, stdout.String(), "stopped after 0 requests")
 			}
 			assert.Contains(t, stderr.String(), c.says)
-			assert.True(t, waitFor(time.Second, func() bool {
-				for _, p := range below {
-					if alive(p) {
-						return false
-					}
-				}
-				return true
-			}), "a process of the group survived: %v", below)
+			assert.True(t, waitFor(time.Second, allEnded(below)), "a process of the group survived: %v", below)
 		})
 	}
 }
