@@ -169,8 +169,10 @@ func runWorldInto(schedule Schedule, agent Agent, s *scratch, out *Outcome) *wor
 	}
 	report := scheduler.Run("main", w.play)
 	w.provider.releaseWire(hung(report))
-	if report.Preempted > 0 && schedule.Plan.PreemptRate > 0 {
-		w.tracer.strike(faults.Preemption) // a task gave way at a preemption point, the fault's aim
+	if report.PreemptedByRate > 0 {
+		// The plan's PreemptRate made a task give way at a preemption point, the fault's aim (a
+		// switch the uniform draw or PCT made would have come without it).
+		w.tracer.strike(faults.Preemption)
 	}
 	s.settleTrace(w.tracer)
 	w.keepDurableAtEnd()

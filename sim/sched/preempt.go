@@ -94,6 +94,7 @@ func (s *Scheduler) preemptPick(runnable []*task, self int) int {
 		if i >= self {
 			i++ // the others, skipping self
 		}
+		s.preemptedByRate++
 		return i
 	}
 	return s.pick(runnable)

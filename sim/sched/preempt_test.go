@@ -47,14 +47,16 @@ func TestPreemptRateGivesWay(t *testing.T) {
 	noLeak(t)
 	uniform, aimed := 0, 0
 	for seed := int64(1); seed <= 200; seed++ {
-		in, _ := checkThenAct(Options{Seed: seed})
+		in, report := checkThenAct(Options{Seed: seed})
 		if in {
 			uniform++
 		}
-		in, report := checkThenAct(Options{Seed: seed, PreemptRate: 1})
+		assert.Zero(t, report.PreemptedByRate, "seed %d: no rate, no switch made by it", seed)
+		in, report = checkThenAct(Options{Seed: seed, PreemptRate: 1})
 		if in {
 			aimed++
 			assert.Equal(t, 1, report.Preempted)
+			assert.Equal(t, 1, report.PreemptedByRate, "seed %d: the rate made the switch", seed)
 		}
 	}
 	assert.Greater(t, aimed, uniform, "the aim makes the switch likelier than the uniform draw")

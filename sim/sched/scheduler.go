@@ -133,11 +133,12 @@ type Scheduler struct {
 	spawned  int           // tasks started so far
 	handoffs int           // scheduling decisions so far (but those at preemption points)
 	// preemptions counts the preemption points passed: they count against MaxHandoffs with the
-	// handoffs. preempted counts those where another task went first.
-	preemptions, preempted int
-	findings               []Finding
-	started                bool
-	over                   bool // Run has returned
+	// handoffs. preempted counts those where another task went first, preemptedByRate those of
+	// them PreemptRate forced.
+	preemptions, preempted, preemptedByRate int
+	findings                                []Finding
+	started                                 bool
+	over                                    bool // Run has returned
 	// hung is set when the watchdog abandoned a task, whose goroutine may touch the Scheduler at
 	// any time after: Reset refuses it.
 	hung bool
@@ -231,9 +232,12 @@ type RunReport struct {
 	VirtualElapsed time.Duration
 	// Handoffs is the number of scheduling decisions, for schedules-per-second metrics.
 	Handoffs int
-	// Preempted is how many times a task gave way to another at a preemption point: the world's
-	// record that the preemption fault struck.
+	// Preempted is how many times a task gave way to another at a preemption point, for any
+	// reason (the uniform draw, PCT, PreemptRate).
 	Preempted int
+	// PreemptedByRate is how many of those PreemptRate made (the draw the rate adds, which a run
+	// without it would not have made): the world's record that the preemption fault struck.
+	PreemptedByRate int
 }
 
 // Clock returns the virtual clock: Now is Start plus the virtual time elapsed. The harness reads
@@ -294,10 +298,11 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 	s.zombies = nil
 	s.over = true
 	return &RunReport{
-		Findings:       s.findings,
-		VirtualElapsed: s.elapsed,
-		Handoffs:       s.handoffs,
-		Preempted:      s.preempted,
+		Findings:        s.findings,
+		VirtualElapsed:  s.elapsed,
+		Handoffs:        s.handoffs,
+		Preempted:       s.preempted,
+		PreemptedByRate: s.preemptedByRate,
 	}
 }
 
