@@ -15,7 +15,7 @@ import (
 // before, and fail as before when they are not a plan call.
 
 // askedCall is a call the world streamed: the arguments text and what it encodes, the plan's
-// Call by reference (the plan is read only), not a copy: 64 bytes a call, not 128.
+// Call by reference (the plan is read only), not a copy: the record stays small.
 type askedCall struct {
 	arguments string
 	callID    string

@@ -1,0 +1,109 @@
+package codestyle
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// repoRoot is the repository's root, from this package's folder.
+const repoRoot = "../.."
+
+// goFiles lists the non-test Go files below the repository's folders dirs (nested modules
+// included), skipping testdata.
+func goFiles(t *testing.T, dirs ...string) []string {
+	t.Helper()
+	var files []string
+	for _, dir := range dirs {
+		err := filepath.WalkDir(filepath.Join(repoRoot, dir), func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+				files = append(files, path)
+			}
+			return nil
+		})
+		require.NoError(t, err)
+	}
+	require.NotEmpty(t, files)
+	return files
+}
+
+// The harness is plain Go: no unsafe anywhere in harness/, its codec included (issue 25).
+func TestHarnessImportsNoUnsafe(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, path := range goFiles(t, "harness") {
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		require.NoError(t, err)
+		for _, spec := range f.Imports {
+			name, _ := strconv.Unquote(spec.Path.Value)
+			assert.NotEqual(t, "unsafe", name, "%s imports unsafe", path)
+		}
+	}
+}
+
+// measurement matches a comment that states a measured cost: instructions, time per operation,
+// a share of a schedule's or the CPU's time, allocations or bytes per unit of work.
+var measurement = regexp.MustCompile(`(?i)\binstructions?\b|\d\s*(µs|ns)\b|ns/op|allocs/op|` +
+	`\d[\d.,]*\s*%\s+of\s+(a|the|its)\s+(\w+\s+)?(schedule|run|cpu|time|runtime|allocations|instructions)|` +
+	`\b(a\s+(fifth|tenth|quarter|third|half))\s+of\s+(a|the)\s+(schedule|scheduler|cpu|run)|` +
+	`\ballocations?\s+(a|per|each)\s+(schedule|run|call|send|step|seed|event|tool)|` +
+	`\d[\d.,]*\s*(KB|MB|bytes)\s+(a|per)\s+(schedule|run|call|send|seed|event)`)
+
+// The measurement pattern catches the figures that were once in comments and leaves alone what
+// states a rule or a rate (so the test below can fail, and fails only on measurements).
+func TestMeasurementPattern(t *testing.T) {
+	for _, text := range []string{
+		"Marshal was about 5,000 instructions a call",
+		"two coroutine switches, about 100 ns, with no run queue",
+		"the formatting was 5% of a simulated schedule's runtime phase",
+		"runtime.futex and runtime.wakep were a fifth of a schedule's CPU",
+		"a *rand.Rand was two allocations a run and an interface call a draw",
+		"without the copy Events makes (about 1.5 KB a schedule)",
+		"decoding them with encoding/json was about 1.5 % of the schedule",
+	} {
+		assert.Regexp(t, measurement, text)
+	}
+	for _, text := range []string{
+		"500 ms doubling to a 10 s cap, ±10 % jitter, 2 retries",
+		"The chart's geometry in SVG user units (pixels at 100%)",
+		"The default mix plans one for well over 1% of seeds.",
+		"a 4 MiB file of 1.4 million {} actions cost 887 MB before Validate could refuse it",
+		"never less than a tenth of a second",
+	} {
+		assert.NotRegexp(t, measurement, text)
+	}
+}
+
+// No comment of the code carries a measurement: current figures go in docs/performance.md's
+// generated table, history in the commit messages, so no comment goes stale as the code speeds
+// up or slows down.
+func TestCommentsCarryNoMeasurements(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, path := range goFiles(t, "harness", "properties", "faults", "sim", "internal", "cmd") {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		f, err := parser.ParseFile(fset, path, data, parser.ParseComments)
+		require.NoError(t, err)
+		for _, group := range f.Comments {
+			for _, c := range group.List {
+				if m := measurement.FindString(c.Text); m != "" {
+					t.Errorf("%s: a comment states a measurement (%q): %s", fset.Position(c.Pos()), m, c.Text)
+				}
+			}
+		}
+	}
+}
