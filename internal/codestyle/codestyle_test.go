@@ -107,3 +107,44 @@ func TestCommentsCarryNoMeasurements(t *testing.T) {
 		}
 	}
 }
+
+// module is the core module's path: the prefix of every import the layering rule reads.
+const module = "github.com/turnsim/turnsim/"
+
+// mustNotImport lists, for each layer (a folder of the repository), the layers above it: the
+// import picture is cmd → sim → faults, properties → harness, with internal/ the leaves every
+// layer may use, so no arrow runs back up.
+var mustNotImport = map[string][]string{
+	"harness/":    {"sim/", "faults/", "properties/", "cmd/"},
+	"faults/":     {"sim/", "cmd/"},
+	"properties/": {"sim/", "cmd/"},
+	"internal/":   {"sim/", "cmd/"},
+	"sim/":        {"cmd/"},
+}
+
+// Every import of the code points down the layers (tests may reach anywhere: they are not part
+// of the picture).
+func TestImportsPointDown(t *testing.T) {
+	fset := token.NewFileSet()
+	checked := 0
+	for _, path := range goFiles(t, "harness", "faults", "properties", "internal", "sim") {
+		rel, err := filepath.Rel(repoRoot, path)
+		require.NoError(t, err)
+		rel = filepath.ToSlash(rel)
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		require.NoError(t, err)
+		for layer, above := range mustNotImport {
+			if !strings.HasPrefix(rel, layer) {
+				continue
+			}
+			for _, spec := range f.Imports {
+				name, _ := strconv.Unquote(spec.Path.Value)
+				for _, up := range above {
+					assert.False(t, strings.HasPrefix(name, module+up), "%s (%s) imports %s, a layer above it", rel, layer, name)
+				}
+				checked++
+			}
+		}
+	}
+	assert.Greater(t, checked, 100, "imports read")
+}
