@@ -46,7 +46,7 @@ func (c *cli) plants(args []string) int {
 
 // loadMutants reads the agent's mutants from the module this command runs in.
 func (c *cli) loadMutants() ([]mutate.Mutant, error) {
-	root, err := mutate.ModuleRoot(".")
+	root, err := mutate.MutantsRoot(".", c.mutantsDir())
 	if err != nil {
 		return nil, err
 	}

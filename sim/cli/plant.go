@@ -54,7 +54,7 @@ func (c *cli) runPlanted(name string, args []string) int {
 	if err != nil {
 		return c.usageError("-plant: %v ('%s plants' lists them)", err, c.name)
 	}
-	root, err := mutate.ModuleRoot(".")
+	root, err := mutate.MutantsRoot(".", c.mutantsDir())
 	if err != nil {
 		return c.usageError("-plant: %v", err)
 	}

@@ -87,3 +87,15 @@ func TestPlantAndMutateOnAUsersCommand(t *testing.T) {
 	assert.Contains(t, hunted.stdout, "lookup-answers-one-order  lookup-answers-its-order")
 	assert.Contains(t, hunted.stdout, "1 mutants: 1 killed by their property")
 }
+
+// simrun finds turnsim's mutants from any folder of the repository, a nested module's included
+// (cmd/simrun and sim/wire have go.mod files of their own): before, the nearest go.mod was taken
+// for the module that holds internal/mutants, and `plants` exited 2 there.
+func TestSimrunFindsItsMutantsFromANestedModule(t *testing.T) {
+	simrun := binaries(t)[0]
+	for _, dir := range []string{"cmd/simrun", "sim/wire", "sim"} {
+		r := runBinary(t, simrun, filepath.Join(moduleRoot, dir), nil, "plants")
+		assert.Equal(t, 0, r.code, "from %s: %s", dir, r.stderr)
+		assert.Contains(t, r.stdout, simrun.mutant, "from %s", dir)
+	}
+}

@@ -96,6 +96,28 @@ func ModuleRoot(dir string) (string, error) {
 	}
 }
 
+// MutantsRoot is the root of the module whose mutants folder (relative to that root) is
+// mutants: the nearest folder at or above dir that has a go.mod and that folder. In a workspace
+// modules nest (turnsim's cmd/simrun and sim/wire are modules inside its tree), so the nearest
+// go.mod alone may be a module without the mutants; when no folder above holds them, it is the
+// nearest module's root, so that the error names the folder that is missing there.
+func MutantsRoot(dir, mutants string) (string, error) {
+	nearest, err := ModuleRoot(dir)
+	if err != nil || filepath.IsAbs(mutants) {
+		return nearest, err
+	}
+	for at := nearest; ; at = filepath.Dir(at) {
+		if _, err := os.Stat(filepath.Join(at, "go.mod")); err == nil {
+			if info, err := os.Stat(filepath.Join(at, filepath.FromSlash(mutants))); err == nil && info.IsDir() {
+				return at, nil
+			}
+		}
+		if filepath.Dir(at) == at {
+			return nearest, nil
+		}
+	}
+}
+
 // lastLines is the end of a command's output, enough to name what went wrong.
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")

@@ -97,7 +97,7 @@ func Main(args []string, stdout, stderr io.Writer, d Defaults) int {
 	case *mainPackage == "":
 		return usage("-main is needed: the main package to build with each mutant (e.g. ./cmd/mysim)")
 	}
-	root, err := ModuleRoot(".")
+	root, err := MutantsRoot(".", *dir)
 	if err != nil {
 		return usage("%v", err)
 	}
