@@ -211,7 +211,9 @@ func TestServeEndsCleanlyOnAnInterrupt(t *testing.T) {
 			// The command's output goes to buffers read only after it ended (exec's goroutines
 			// write them while it runs).
 			var stdout, stderr bytes.Buffer
-			cmd := exec.Command(simrun.path, "serve", "-script", "demo", "-max-duration", "2m", "-url-file", urlFile)
+			// Far longer than the test waits for it: a serve that ignored the signal would time
+			// out here, not stop by itself and pass.
+			cmd := exec.Command(simrun.path, "serve", "-script", "demo", "-max-duration", "1h", "-url-file", urlFile)
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			require.NoError(t, cmd.Start())
 			t.Cleanup(func() { cmd.Process.Kill() })
@@ -225,7 +227,15 @@ func TestServeEndsCleanlyOnAnInterrupt(t *testing.T) {
 			}
 			below := descendants(cmd.Process.Pid)
 			require.NoError(t, cmd.Process.Signal(c.sig))
-			cmd.Wait()
+			ended := make(chan struct{})
+			go func() { cmd.Wait(); close(ended) }()
+			select {
+			case <-ended:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				<-ended
+				t.Fatalf("serve did not end within 30 s of %v: stdout %q, stderr %q", c.sig, stdout.String(), stderr.String())
+			}
 			assert.Equal(t, c.code, cmd.ProcessState.ExitCode(), "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
 			if c.code == 0 {
 				assert.Contains(t, stdout.String(), "stopped after 0 requests")
