@@ -24,3 +24,20 @@ func TestImportingTheSimulatorLinksNoProviderSDK(t *testing.T) {
 		}
 	}
 }
+
+// The core module's `go test ./...` compiles no provider SDK (issue 23: one costs 2.7 GiB to
+// compile): no package of the core, nor any of its tests, imports one. Under go.work a core file
+// could import a package of the SDK modules with no require line, and only this test would see it.
+func TestTheCoresTestsCompileNoProviderSDK(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "-test", "./...")
+	cmd.Dir = ".." // the core module's root
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list -deps -test ./...")
+	packages := strings.Fields(string(out))
+	require.Greater(t, len(packages), 100)
+	for _, p := range packages {
+		for _, sdk := range []string{"github.com/openai/", "github.com/anthropics/"} {
+			assert.False(t, strings.HasPrefix(p, sdk), "the core's tests compile %s", p)
+		}
+	}
+}

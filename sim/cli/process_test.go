@@ -99,3 +99,16 @@ func TestSimrunFindsItsMutantsFromANestedModule(t *testing.T) {
 		assert.Contains(t, r.stdout, simrun.mutant, "from %s", dir)
 	}
 }
+
+// The simrun these tests build links no provider SDK (-tags turnsim_nowire): it is built within
+// the core's `go test ./...`, which must not compile one (issue 23). Its build record lists every
+// module it links.
+func TestTheTestedSimrunLinksNoProviderSDK(t *testing.T) {
+	simrun := binaries(t)[0]
+	out, err := exec.Command("go", "version", "-m", simrun.path).Output()
+	require.NoError(t, err)
+	require.Contains(t, string(out), "github.com/turnsim/turnsim", "the build record lists the modules")
+	for _, sdk := range []string{"github.com/openai/", "github.com/anthropics/"} {
+		assert.NotContains(t, string(out), sdk)
+	}
+}

@@ -19,7 +19,9 @@ func TestMutantsRootFindsTheModuleThatHoldsTheMutants(t *testing.T) {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		return dir
 	}
-	module := func(dir string) { require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644)) }
+	module := func(dir string) {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644))
+	}
 	module(root)
 	mkdir("internal", "mutants")
 	nested := mkdir("cmd", "simrun")
