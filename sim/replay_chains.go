@@ -83,8 +83,9 @@ func nearestJitter(policy harness.RetryPolicy, retry int, delayMs float64) float
 // wouldRetry reports whether the replay's llm-retry (under the derived policy, or the default
 // one the replay runs when no chain names one) retries f as the step's next retry: a failure it
 // would retry that ended the turn says the plugin had ended. It asks the policy's own strategy,
-// as the replayed harness will: the replay derives a schedule and judges nothing, so it follows
-// the harness's rule rather than restating it.
+// the harness's rule rather than a restatement of it (the replay derives a schedule and judges
+// nothing); a user's strategy (Agent.NewStrategy) may decide otherwise, which the replay cannot
+// know from the log.
 func (d *deriver) wouldRetry(f harness.Failure) bool {
 	strategy := d.plan.Policy.Strategy()
 	retry := 1

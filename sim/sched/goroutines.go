@@ -32,8 +32,8 @@ const (
 	// already idle is stopped. A schedule runs a handful of tasks at a time, a sweep one per worker.
 	maxIdleGoroutines = 64
 	// idleSweep is how often idle workers are reviewed: when none was taken since the last
-	// review, they are all stopped. Short enough for a leak check's retries (goleak's take about
-	// 400 ms).
+	// review, they are all stopped. Short enough that a leak check's retries (goleak's) see them
+	// gone.
 	idleSweep = 20 * time.Millisecond
 )
 
