@@ -1,6 +1,7 @@
 package codestyle
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -148,4 +149,54 @@ func TestImportsPointDown(t *testing.T) {
 		}
 	}
 	assert.Greater(t, checked, 100, "imports read")
+}
+
+// concurrencyExempt are the harness files allowed to start goroutines, select, read the wall
+// clock or draw from the global random: the production runtime, where the harness meets the
+// operating world, and the adapters' test server (a package only their tests import).
+var concurrencyExempt = map[string]bool{
+	"harness/runtime_production.go":               true,
+	"harness/provider/internal/wiretest/serve.go": true,
+}
+
+// wallClock are the time functions that read or wait on the wall clock.
+var wallClock = map[string]bool{"Now": true, "Since": true, "Until": true, "Sleep": true, "After": true, "AfterFunc": true, "NewTimer": true, "NewTicker": true, "Tick": true}
+
+// privateRandom are the names of math/rand that make or name a source of one's own (the
+// production default seeds one from the operating system), rather than draw from the global one.
+var privateRandom = map[string]bool{"New": true, "NewSource": true, "Rand": true, "Source": true}
+
+// The harness waits, starts work and reads time only through its injected Runtime and Clock, and
+// draws only from its injected random, so that the same code runs on the simulator's scheduler:
+// no go statement, no select, no wall clock, no global random outside the exempt files.
+func TestHarnessLeavesConcurrencyToTheRuntime(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, path := range goFiles(t, "harness") {
+		rel, err := filepath.Rel(repoRoot, path)
+		require.NoError(t, err)
+		rel = filepath.ToSlash(rel)
+		if concurrencyExempt[rel] {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		require.NoError(t, err)
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.GoStmt:
+				t.Errorf("%s: a go statement: start work through Runtime.Go", fset.Position(n.Pos()))
+			case *ast.SelectStmt:
+				t.Errorf("%s: a select: wait through the Runtime", fset.Position(n.Pos()))
+			case *ast.SelectorExpr:
+				pkg, ok := n.X.(*ast.Ident)
+				switch {
+				case !ok:
+				case pkg.Name == "time" && wallClock[n.Sel.Name]:
+					t.Errorf("%s: time.%s reads the wall clock: use the injected Clock", fset.Position(n.Pos()), n.Sel.Name)
+				case pkg.Name == "rand" && !privateRandom[n.Sel.Name]:
+					t.Errorf("%s: rand.%s draws from the global random: use the injected Random", fset.Position(n.Pos()), n.Sel.Name)
+				}
+			}
+			return true
+		})
+	}
 }
