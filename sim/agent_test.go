@@ -144,19 +144,12 @@ func TestUserPropertyIsReportedSummarisedAndShrunk(t *testing.T) {
 	assert.True(t, sim.FailsAgent(r.Schedule, "at-most-one-lookup", agent))
 	assert.Less(t, r.SizeAfter, r.SizeBefore)
 
-	rec := &recordingT{}
+	rec := &sim.Recorder{}
 	sim.Check(rec, sim.CheckOptions{Seeds: 20, Agent: agent, ShrinkBudget: 2 * time.Second})
-	require.NotEmpty(t, rec.errors)
-	assert.Contains(t, rec.errors[0], "at-most-one-lookup")
-	assert.Contains(t, rec.errors[0], "reproduce: TURNSIM_SEED=")
-	assert.Contains(t, rec.errors[len(rec.errors)-1], "shrunk for")
-}
-
-type recordingT struct{ errors []string }
-
-func (*recordingT) Helper() {}
-func (r *recordingT) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+	require.NotEmpty(t, rec.Errors)
+	assert.Contains(t, rec.Errors[0], "at-most-one-lookup")
+	assert.Contains(t, rec.Errors[0], "reproduce: TURNSIM_SEED=")
+	assert.Contains(t, rec.Errors[len(rec.Errors)-1], "shrunk for")
 }
 
 type zeroBudget struct{ harness.SeedStrategy }
@@ -164,13 +157,13 @@ type zeroBudget struct{ harness.SeedStrategy }
 func (zeroBudget) Budget() int { return 0 }
 
 func TestRefusedConfigurationIsReportedOnceNamingTheField(t *testing.T) {
-	rec := &recordingT{}
+	rec := &sim.Recorder{}
 	strategy := zeroBudget{harness.SeedStrategy{Policy: harness.DefaultRetryPolicy()}}
 	sim.Check(rec, sim.CheckOptions{Seeds: 50, Agent: sim.Agent{NewStrategy: func() harness.RetryStrategy { return strategy }}})
-	require.Len(t, rec.errors, 1)
-	assert.Contains(t, rec.errors[0], "RetryStrategy")
-	assert.Contains(t, rec.errors[0], "budget")
-	assert.NotContains(t, rec.errors[0], "liveness")
+	require.Len(t, rec.Errors, 1)
+	assert.Contains(t, rec.Errors[0], "RetryStrategy")
+	assert.Contains(t, rec.Errors[0], "budget")
+	assert.NotContains(t, rec.Errors[0], "liveness")
 
 	s := sim.RunSeeds(sim.RunOptions{Start: 1, Count: 10, Agent: sim.Agent{Tools: func(harness.Runtime) []harness.Tool { return []harness.Tool{{Name: "x"}} }}})
 	assert.Zero(t, s.Seeds)

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -14,19 +13,17 @@ import (
 )
 
 // The tests here check how the world catches one particular mutant (internal/mutants), so they
-// run only in a test binary built with that mutant planted; .ci/run builds them so:
-//
-//	TURNSIM_MUTANT=NAME go test -overlay "$(go run ./cmd/simrun mutate -overlay NAME)" -run Mutant ./sim/
-//
-// In a normal build each skips, saying the command that runs it.
+// run only in a test binary built with that mutant planted (RequireMutant); .ci/run builds them
+// so, for every mutant a test of sim/ asks for.
+
+// requireMutant is RequireMutant with simrun's mutate command.
 func requireMutant(t *testing.T, name string) {
 	t.Helper()
-	if os.Getenv("TURNSIM_MUTANT") != name {
-		t.Skipf("needs the %s mutant planted: TURNSIM_MUTANT=%s go test -overlay \"$(go run ./cmd/simrun mutate -overlay %s)\" -run %s ./sim/", name, name, name, t.Name())
-	}
+	RequireMutant(t, name, "go run ./cmd/simrun")
 }
 
-// mutantSeedsMax is how many seeds a mutant may take to be caught (as simrun mutate's default).
+// mutantSeedsMax is how many seeds a mutant may take to be caught in these tests (simrun mutate
+// holds every mutant to 10,000; these need far fewer).
 const mutantSeedsMax = 2000
 
 // A power loss on its own catches a store that syncs before it writes: the event an append

@@ -1,8 +1,6 @@
 package weathersim_test
 
 import (
-	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,23 +12,11 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
-// recordingT keeps what Check reports, so the test can look at it.
-type recordingT struct{ errors []string }
-
-func (*recordingT) Helper() {}
-func (r *recordingT) Errorf(format string, args ...any) {
-	r.errors = append(r.errors, fmt.Sprintf(format, args...))
-}
-
-// requireMutant skips unless this test binary was built with the mutant planted:
-//
-//	TURNSIM_MUTANT=cancelled-answers-empty-forecast go test -overlay \
-//	  "$(go run ./cmd/weathersim mutate -overlay cancelled-answers-empty-forecast)" -run Mutant ./...
+// requireMutant skips unless this test binary was built with the mutant planted (sim.RequireMutant,
+// with this module's own command).
 func requireMutant(t *testing.T, name string) {
 	t.Helper()
-	if os.Getenv("TURNSIM_MUTANT") != name {
-		t.Skipf("needs the %s mutant planted (go test -overlay; see requireMutant)", name)
-	}
+	sim.RequireMutant(t, name, "go run ./cmd/weathersim")
 }
 
 // TestMutantForecastDefectIsCaughtAndShrunk: with the mutant planted, a cancelled lookup answers
@@ -38,13 +24,13 @@ func requireMutant(t *testing.T, name string) {
 // schedule.
 func TestMutantForecastDefectIsCaughtAndShrunk(t *testing.T) {
 	requireMutant(t, "cancelled-answers-empty-forecast")
-	rec := &recordingT{}
+	rec := &sim.Recorder{}
 	sim.Check(rec, sim.CheckOptions{Seeds: 1000, Agent: weathersim.Agent(), ShrinkBudget: 10 * time.Second})
-	require.NotEmpty(t, rec.errors, "the planted defect went unnoticed")
-	first := rec.errors[0]
+	require.NotEmpty(t, rec.Errors, "the planted defect went unnoticed")
+	first := rec.Errors[0]
 	assert.Contains(t, first, "forecast-names-its-city")
 	assert.Regexp(t, `reproduce: TURNSIM_SEED=\d+ go test`, first)
-	shrunk := rec.errors[len(rec.errors)-1]
+	shrunk := rec.Errors[len(rec.Errors)-1]
 	assert.Contains(t, shrunk, "shrunk for forecast-names-its-city")
 	t.Log(first[:strings.Index(first, "\n")])
 	t.Log(shrunk)

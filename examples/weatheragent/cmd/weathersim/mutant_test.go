@@ -1,21 +1,20 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/turnsim/turnsim/sim"
 )
 
 // TestMutantThroughOwnSimrun: with the mutant planted (go test -overlay, as in
 // weathersim/mutant_test.go), run finds it under the agent's own property, names this binary in
 // the repro line, shrinks it into the corpus, and the saved schedule reproduces it.
 func TestMutantThroughOwnSimrun(t *testing.T) {
-	if os.Getenv("TURNSIM_MUTANT") != "cancelled-answers-empty-forecast" {
-		t.Skip("needs the cancelled-answers-empty-forecast mutant planted (go test -overlay)")
-	}
+	sim.RequireMutant(t, "cancelled-answers-empty-forecast", "go run ./cmd/weathersim")
 	corpus := t.TempDir()
 	code, out, stderr := weathersimRun("run", "-seeds", "200", "-corpus", corpus, "-shrink-time", "10s")
 	require.Equal(t, 1, code, out+stderr)
