@@ -8,9 +8,9 @@ import (
 	"github.com/turnsim/turnsim/harness"
 )
 
-// LookupTool reads an order's state (parallel: lookups may run together). It changes nothing,
-// so a cancelled lookup can always be asked again.
-func LookupTool(rt harness.Runtime, payments *Payments) harness.Tool {
+// LookupTool answers an order's state (parallel: lookups may run together): every order is
+// delivered. It changes nothing, so a cancelled lookup can always be asked again.
+func LookupTool(rt harness.Runtime) harness.Tool {
 	return harness.Tool{Name: "lookup_order", Parallel: true, Run: func(ctx context.Context, arguments string) (string, error) {
 		var args Args
 		_ = json.Unmarshal([]byte(arguments), &args)

@@ -38,7 +38,7 @@ func Agent() sim.Agent {
 			payments := refund.NewPayments()
 			return sim.Agent{
 				Tools: func(rt harness.Runtime) []harness.Tool {
-					return []harness.Tool{refund.LookupTool(rt, payments), refund.Tool(rt, payments, refund.NewLedger()), refund.NotifyTool(rt)}
+					return []harness.Tool{refund.LookupTool(rt), refund.Tool(rt, payments, refund.NewLedger()), refund.NotifyTool(rt)}
 				},
 				Arguments: func(tool string, r *rand.Rand) string {
 					args, _ := json.Marshal(refund.Args{Order: orders[r.Intn(len(orders))], Cents: 100 * (1 + r.Intn(50))})
