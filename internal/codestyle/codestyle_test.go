@@ -180,6 +180,10 @@ func TestHarnessLeavesConcurrencyToTheRuntime(t *testing.T) {
 		}
 		f, err := parser.ParseFile(fset, path, nil, 0)
 		require.NoError(t, err)
+		for _, spec := range f.Imports {
+			name, _ := strconv.Unquote(spec.Path.Value)
+			assert.NotEqual(t, module+"harness/provider/internal/wiretest", name, "%s: only tests may import the adapters' test server", rel)
+		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.GoStmt:
