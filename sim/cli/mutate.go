@@ -17,16 +17,12 @@ func (c *cli) mutantsDir() string {
 // mutate is package mutate's command, on this command's main package and mutants; each mutant's
 // build folder lives under a folder an interrupt removes.
 func (c *cli) mutate(args []string) int {
-	mainPackage := c.opts.MutateMain
-	if mainPackage == "" {
-		mainPackage = c.opts.Main
-	}
 	work, err := tempDir(c.name + "-mutate-")
 	if err != nil {
 		return c.usageError("mutate: %v", err)
 	}
 	defer removeTemp(work)
-	return mutate.Main(args, c.stdout, c.stderr, mutate.Defaults{Command: c.self, Name: c.name, Dir: c.mutantsDir(), Main: mainPackage, Work: work})
+	return mutate.Main(args, c.stdout, c.stderr, mutate.Defaults{Command: c.self, Name: c.name, Dir: c.mutantsDir(), Main: c.mutantMain(), Work: work})
 }
 
 // plants lists the mutants (as `mutate -list`).
@@ -36,7 +32,7 @@ func (c *cli) plants(args []string) int {
 	if code, ok := c.parseNoArguments(fs, args); !ok {
 		return code
 	}
-	all, err := c.loadMutants()
+	all, _, err := c.loadMutants()
 	if err != nil {
 		return c.usageError("plants: %v", err)
 	}
@@ -44,11 +40,13 @@ func (c *cli) plants(args []string) int {
 	return exitOK
 }
 
-// loadMutants reads the agent's mutants from the module this command runs in.
-func (c *cli) loadMutants() ([]mutate.Mutant, error) {
+// loadMutants reads the agent's mutants from the module this command runs in, and returns that
+// module's root (where a mutant is built).
+func (c *cli) loadMutants() ([]mutate.Mutant, string, error) {
 	root, err := mutate.MutantsRoot(".", c.mutantsDir())
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return mutate.Load(filepath.Join(root, filepath.FromSlash(c.mutantsDir())))
+	all, err := mutate.Load(filepath.Join(root, filepath.FromSlash(c.mutantsDir())))
+	return all, root, err
 }

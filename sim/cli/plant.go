@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -43,10 +44,10 @@ func plantedArg(args []string) string {
 // a seed mutate reports kills it here too: the same schedule in the same binary. The mutant build runs in this process's group and dies
 // with it; its folder goes when it ends or an interrupt stops this process.
 func (c *cli) runPlanted(name string, args []string) int {
-	if c.opts.Main == "" {
+	if c.mutantMain() == "" {
 		return c.usageError("-plant %s builds this command with the mutant planted, but its main package is not known (cli.Options.Main)", name)
 	}
-	all, err := c.loadMutants()
+	all, root, err := c.loadMutants()
 	if err != nil {
 		return c.usageError("-plant %s builds the mutant from the module's source: %v", name, err)
 	}
@@ -54,16 +55,12 @@ func (c *cli) runPlanted(name string, args []string) int {
 	if err != nil {
 		return c.usageError("-plant: %v ('%s plants' lists them)", err, c.name)
 	}
-	root, err := mutate.MutantsRoot(".", c.mutantsDir())
-	if err != nil {
-		return c.usageError("-plant: %v", err)
-	}
 	work, err := tempDir(c.name + "-plant-" + name + "-")
 	if err != nil {
 		return c.usageError("-plant: %v", err)
 	}
 	defer removeTemp(work)
-	binary, err := mutate.Build(picked[0], root, c.mutateMain(picked[0]), work)
+	binary, err := mutate.Build(picked[0], root, picked[0].MainOr(c.mutantMain()), work)
 	if err != nil {
 		return c.usageError("-plant: %v", err)
 	}
@@ -92,11 +89,6 @@ func setPlant(name string) error {
 	return fmt.Errorf("-plant %q: this build does not carry it (run the command through the command that builds the mutant)", name)
 }
 
-// mutateMain is the main package mutate builds m into, and -plant too: the mutant's own Main,
-// else Options.MutateMain, else Options.Main.
-func (c *cli) mutateMain(m mutate.Mutant) string {
-	if c.opts.MutateMain != "" {
-		return m.MainOr(c.opts.MutateMain)
-	}
-	return m.MainOr(c.opts.Main)
-}
+// mutantMain is the main package mutate builds a mutant into, and -plant too, unless the mutant
+// names its own: Options.MutateMain, else Options.Main.
+func (c *cli) mutantMain() string { return cmp.Or(c.opts.MutateMain, c.opts.Main) }
