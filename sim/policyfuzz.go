@@ -47,7 +47,7 @@ func CheckPolicyAgent(t *rapid.T, family PolicyFamily, allowed []string, agent A
 	newStrategy, params := family.Draw(t)
 	seed := rapid.Int64Range(1, 1<<40).Draw(t, "seed")
 	agent.NewStrategy = newStrategy
-	o := RunScheduleAgent(NewSchedule(seed, allowed), agent)
+	o := RunScheduleAgent(agent.Schedule(seed, allowed), agent)
 	if len(o.Violations) > 0 {
 		var lines []string
 		for _, v := range o.Violations {

@@ -73,7 +73,7 @@ func (c *cli) serve(args []string) int {
 			return c.usageError("serve: %v", err)
 		}
 	case *seed >= 0:
-		steps = sim.ServedAnswers(sim.NewSchedule(*seed, nil), c.opts.Agent)
+		steps = sim.ServedAnswers(c.opts.Agent.Schedule(*seed, nil), c.opts.Agent)
 	case *stepsFile != "":
 		if steps, err = readSteps(*stepsFile); err != nil {
 			return c.usageError("serve: %v", err)
