@@ -100,14 +100,25 @@ func (a Agent) aimAt(s *Schedule) {
 	}
 }
 
-// forSeed is the Agent a seed's world runs: PerSeed's, made now, or a itself.
-func (a Agent) forSeed() Agent {
+// Seeded is the Agent a seed runs: one PerSeed makes (a new one on every call), or a itself. A
+// reader of the agent's fields (its properties, its strategy) reads them here, where a PerSeed
+// agent keeps them. (Aims apply to the schedule, Agent.Schedule, not to the seed's agent.)
+func (a Agent) Seeded() Agent {
 	if a.PerSeed == nil {
 		return a
 	}
-	seeded := a.PerSeed()
-	seeded.Aim = a.Aim
-	return seeded
+	return a.PerSeed()
+}
+
+// withEachSeed is a with f applied to the Agent each seed runs: to PerSeed's as each is made, or
+// to a itself. A caller that rewrites an agent's fields (a strategy to fuzz, tools to time) goes
+// through it, so that a PerSeed agent is rewritten too rather than left as it was.
+func (a Agent) withEachSeed(f func(Agent) Agent) Agent {
+	if perSeed := a.PerSeed; perSeed != nil {
+		a.PerSeed = func() Agent { return f(perSeed()) }
+		return a
+	}
+	return f(a)
 }
 
 // custom reports whether the agent differs from turnsim's own in anything but its properties.

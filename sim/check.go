@@ -305,9 +305,10 @@ func keepInCorpus(failures []SeedViolations, opts CheckOptions) []string {
 // passReport summarises a run that found nothing: what it covered.
 func passReport(s Summary, tools []ToolCoverage, replayed int, opts CheckOptions) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "sim: %d seeds (from %d) passed %d properties", s.Seeds, s.FirstSeed, len(properties.Names())+len(opts.Agent.Properties))
-	if len(opts.Agent.Properties) > 0 {
-		fmt.Fprintf(&b, " (%d of them the agent's own)", len(opts.Agent.Properties))
+	own := len(opts.Agent.Seeded().Properties)
+	fmt.Fprintf(&b, "sim: %d seeds (from %d) passed %d properties", s.Seeds, s.FirstSeed, len(properties.Names())+own)
+	if own > 0 {
+		fmt.Fprintf(&b, " (%d of them the agent's own)", own)
 	}
 	if opts.Corpus != "" {
 		fmt.Fprintf(&b, ", after replaying %d corpus file%s from %s", replayed, pluralWord(replayed, "", "s"), opts.Corpus)

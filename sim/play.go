@@ -116,7 +116,7 @@ func newWorldWith(schedule Schedule, rt harness.Runtime, scheduler *sched.Schedu
 	parts := s.takeParts()
 	w, t := &parts.world, &parts.tracer
 	t.init(rt, scheduler)
-	user = user.forSeed() // its state lives as long as this world, through every incarnation
+	user = user.Seeded() // its state lives as long as this world, through every incarnation
 	*w = world{schedule: schedule, rt: rt, scheduler: scheduler, tracer: t, user: user, firstParts: s.takeIncarnation()}
 	w.userTools = newUserTools(user, rt, schedule.Seed)
 	parts.provider = planProvider{runtime: rt, tracer: t, plan: &w.schedule.Plan, userTools: w.userTools, world: w, streams: parts.streams[:]}

@@ -46,7 +46,10 @@ func CheckPolicy(t *rapid.T, family PolicyFamily, allowed []string) {
 func CheckPolicyAgent(t *rapid.T, family PolicyFamily, allowed []string, agent Agent) {
 	newStrategy, params := family.Draw(t)
 	seed := rapid.Int64Range(1, 1<<40).Draw(t, "seed")
-	agent.NewStrategy = newStrategy
+	agent = agent.withEachSeed(func(a Agent) Agent {
+		a.NewStrategy = newStrategy // a PerSeed agent's too
+		return a
+	})
 	o := RunScheduleAgent(agent.Schedule(seed, allowed), agent)
 	if len(o.Violations) > 0 {
 		var lines []string

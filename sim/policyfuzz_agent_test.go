@@ -93,3 +93,22 @@ func TestZooFamiliesBuildFromParameters(t *testing.T) {
 	_, _, err := family.New([]byte(`{"capMs": -1}`))
 	assert.ErrorContains(t, err, "capMs")
 }
+
+// A PerSeed agent is fuzzed with the drawn strategy too: CheckPolicyAgent once set NewStrategy on
+// the outer Agent, which PerSeed's replaces, so every run used the agent's own and the family
+// went unfuzzed.
+func TestCheckPolicyAgentFuzzesAPerSeedAgent(t *testing.T) {
+	var mu sync.Mutex
+	made := 0
+	family := PolicyFamily{Name: "counted", Draw: func(t *rapid.T) (func() harness.RetryStrategy, string) {
+		return func() harness.RetryStrategy {
+			mu.Lock()
+			made++
+			mu.Unlock()
+			return harness.DefaultRetryPolicy().Strategy()
+		}, "counted"
+	}}
+	agent := Agent{PerSeed: func() Agent { return Agent{} }}
+	rapid.Check(t, func(rt *rapid.T) { CheckPolicyAgent(rt, family, nil, agent) })
+	assert.Positive(t, made, "the drawn strategy built the agent's retry policy")
+}

@@ -42,11 +42,7 @@ const (
 // keep to virtual time) is returned as it is, with nothing to measure.
 func TimeTools(a Agent) (Agent, *ToolTimes) {
 	times := &ToolTimes{byName: map[string]*ToolCoverage{}}
-	if perSeed := a.PerSeed; perSeed != nil {
-		a.PerSeed = func() Agent { return times.timed(perSeed()) }
-		return a, times
-	}
-	return times.timed(a), times
+	return a.withEachSeed(times.timed), times
 }
 
 // timed is a with each of its tools measured by t.

@@ -67,7 +67,7 @@ func (c *cli) properties(args []string) int {
 			fmt.Fprintf(c.stdout, "%-26s %s\n", p.Name, p.Doc)
 		}
 	}
-	for _, p := range c.opts.Agent.Properties {
+	for _, p := range c.opts.Agent.Seeded().Properties {
 		if *markdown {
 			fmt.Fprintf(c.stdout, "| `%s` | %s (the agent's own) | |\n", p.Name, p.Doc)
 		} else {

@@ -73,7 +73,7 @@ func (c *cli) check(args []string) int {
 	report := checkReport{Files: make([]fileCheck, 0, len(files))}
 	code := exitOK
 	for _, path := range files {
-		fc := checkFile(path, opts, c.opts.Agent.Properties)
+		fc := checkFile(path, opts, c.opts.Agent.Seeded().Properties)
 		report.Files = append(report.Files, fc)
 		report.Violations += len(fc.Violations)
 		switch {

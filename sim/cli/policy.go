@@ -210,7 +210,7 @@ func (f *policyFlags) plan(set map[string]bool, agent sim.Agent) (policyPlan, er
 		case slices.Contains(p.names, name):
 			return p, fmt.Errorf("-policies: policy %q named twice", name)
 		}
-		newStrategy, key, err := strategyOf(name, params[name], agent)
+		newStrategy, key, err := strategyOf(name, params[name], agent.Seeded())
 		if err != nil {
 			return p, fmt.Errorf("-policies: %v", err)
 		}

@@ -115,7 +115,7 @@ func (c *cli) knownProperty(name string) bool {
 // propertyNames are the catalogue's properties, then the agent's own.
 func (c *cli) propertyNames() []string {
 	names := properties.Names()
-	for _, p := range c.opts.Agent.Properties {
+	for _, p := range c.opts.Agent.Seeded().Properties {
 		names = append(names, p.Name)
 	}
 	return names
