@@ -59,14 +59,17 @@ func TestMutantLivelockEndsAtThePlansLimits(t *testing.T) {
 	livelocked := 0
 	for seed := int64(1); seed <= 300; seed++ {
 		s := NewSchedule(seed, nil)
-		o := RunSchedule(s)
+		var o Outcome
+		w := runWorldInto(s, Agent{}, nil, &o)
 		if len(o.Report.Findings) == 0 {
 			continue
 		}
 		livelocked++
 		kind := o.Report.Findings[0].Kind
-		assert.Contains(t, []string{sched.FindingHandoffLimit, sched.FindingTaskLimit, findingEventLimit}, kind, "seed %d", seed)
-		assert.LessOrEqual(t, o.Report.Handoffs, eventLimit(s), "seed %d", seed)
+		assert.Contains(t, []string{sched.FindingEventLimit, sched.FindingTaskLimit}, kind, "seed %d", seed)
+		// Everything the budget counts, not the handoffs alone (which the budget bounds anyway):
+		// the run stops at the first scheduling point past it.
+		assert.LessOrEqual(t, w.scheduler.Spent(), eventLimit(s)+10, "seed %d: a few appends may come before the next scheduling point", seed)
 		assert.LessOrEqual(t, len(o.Report.Findings[0].Tasks), taskLimit(s)+1, "seed %d", seed)
 		assert.True(t, hasViolation(o.Violations, "run-completes"), "seed %d", seed)
 	}

@@ -58,9 +58,6 @@ type world struct {
 	// armed to strike inside an append never strikes inside one: the call may hold the agent's lock
 	// across its appends (Send does), and the dying task would take it to its grave.
 	calling int
-	// appends counts the appends the store was asked for, and eventLimit is the run's budget of
-	// virtual events, appends among them (countEvent).
-	appends, eventLimit int
 	// refusedCount counts, per refusal window, the appends it refused (nil without windows).
 	refusedCount []int
 	// refused is set once the store refused an append: from then on an accepted append may

@@ -101,7 +101,7 @@ func playOnScheduler(schedule Schedule) *world {
 	scheduler := sched.New(sched.Options{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
 		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
-		MaxHandoffs:    eventLimit(schedule),
+		MaxEvents:      eventLimit(schedule),
 		MaxTasks:       taskLimit(schedule),
 	})
 	w := newWorld(schedule, scheduler, scheduler, Agent{})

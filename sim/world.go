@@ -39,9 +39,6 @@ const (
 	eventsPerPlanUnit = 20
 )
 
-// findingEventLimit is the kind of the finding of a run past its budget of virtual events.
-const findingEventLimit = "event-limit"
-
 // taskLimit bounds a run's unfinished tasks: the world's own few, a watcher per action at most,
 // and the calls of one answer (at most faults.CallsMax run at once: a step drains its calls before
 // the next). More means a runaway spawner, whose every pick would scan them all.
@@ -50,20 +47,18 @@ func taskLimit(schedule Schedule) int {
 }
 
 // eventLimit is the most virtual events a run of schedule may take before it is reported as a
-// livelock (a run-completes finding of kind event-limit, or handoff-limit when the scheduler
-// alone reaches it).
+// livelock (a run-completes finding of kind event-limit): the scheduler's budget (MaxEvents).
 func eventLimit(schedule Schedule) int {
 	return eventsFloor + eventsPerPlanUnit*Size(schedule)
 }
 
-// countEvent counts an append the store is asked for against the run's budget of virtual events:
-// past it, the run stops at the next yield or preemption point with an event-limit finding.
+// countEvent counts an append the store is asked for against the scheduler's budget of virtual
+// events, with its scheduling decisions and preemption points: past it, the run stops at the
+// next yield or preemption point with an event-limit finding.
 func (w *world) countEvent() {
-	w.appends++
-	if w.scheduler == nil || w.appends+w.scheduler.Handoffs()+w.scheduler.Preemptions() <= w.eventLimit {
-		return
+	if w.scheduler != nil {
+		w.scheduler.CountEvent("a store append")
 	}
-	w.scheduler.Stop(findingEventLimit, fmt.Sprintf("run took more than %d virtual events (scheduling decisions, preemption points and appends) for a plan of size %d: a livelock?", w.eventLimit, Size(w.schedule)))
 }
 
 // wallTimeLimit is the wall time a run may take before the scheduler reports it: a backstop, like
@@ -155,7 +150,7 @@ func runWorldInto(schedule Schedule, agent Agent, s *scratch, out *Outcome) *wor
 	scheduler := s.takeScheduler(sched.Options{
 		Seed:           deriveSeed(schedule.Seed, streamScheduler),
 		MaxVirtualTime: ms(schedule.Plan.HorizonMs + livenessBoundMs + virtualTimeMarginMs),
-		MaxHandoffs:    eventLimit(schedule),
+		MaxEvents:      eventLimit(schedule),
 		MaxTasks:       taskLimit(schedule),
 		PCTDepth:       schedule.Depth,
 		PreemptRate:    schedule.Plan.PreemptRate,
@@ -163,7 +158,6 @@ func runWorldInto(schedule Schedule, agent Agent, s *scratch, out *Outcome) *wor
 		Start:          schedule.start(),
 	})
 	w := newWorldWith(schedule, scheduler, scheduler, agent, s)
-	w.eventLimit = eventLimit(schedule)
 	if w.disk != nil {
 		w.disk.spare = s.takeLog()
 	}

@@ -59,7 +59,7 @@ const (
 	defaultHerdMaxVirtualMs       = 3_600_000
 	defaultHerdRequestsPerAgent   = 200
 	defaultHerdMaxRequestsAtLeast = 100_000
-	herdMaxHandoffs               = 5_000_000
+	herdMaxEvents                 = 5_000_000
 )
 
 // FindingRequestLimit: a herd's provider took more than Options.MaxRequests requests.
@@ -121,7 +121,7 @@ func Run(opts Options) Result {
 	s := sched.New(sched.Options{
 		Seed:           splitmix.Derive(opts.Seed, herdStreamScheduler),
 		MaxVirtualTime: herdDuration(maxVirtualMs),
-		MaxHandoffs:    herdMaxHandoffs,
+		MaxEvents:      herdMaxEvents,
 	})
 	strategy := opts.Strategy()
 	maxRequests := opts.MaxRequests

@@ -17,8 +17,9 @@ const (
 	FindingHang = "hang"
 	// FindingVirtualTimeLimit: the next timer is due after Options.MaxVirtualTime.
 	FindingVirtualTimeLimit = "virtual-time-limit"
-	// FindingHandoffLimit: the run needed more than Options.MaxHandoffs decisions.
-	FindingHandoffLimit = "handoff-limit"
+	// FindingEventLimit: the run took more than Options.MaxEvents events (scheduling decisions,
+	// preemption points, the caller's counted events).
+	FindingEventLimit = "event-limit"
 	// FindingTaskLimit: the run had more than Options.MaxTasks unfinished tasks.
 	FindingTaskLimit = "task-limit"
 	// FindingWallTimeLimit: the run took more than Options.MaxWall of wall time.

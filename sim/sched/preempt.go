@@ -27,12 +27,7 @@ func (s *Scheduler) Preempt(site string) {
 	t := s.caller("Preempt")
 	s.preemptions++
 	s.checkWall()
-	if len(s.findings) == 0 && s.handoffs+s.preemptions > s.opts.MaxHandoffs {
-		s.addFinding(Finding{
-			Kind:    FindingHandoffLimit,
-			Message: "run needed more than " + strconv.Itoa(s.opts.MaxHandoffs) + " scheduling decisions and preemption points (livelock?); the last at " + site,
-		})
-	}
+	s.overBudget(0, site)
 	if !s.claim(t) {
 		runtime.Goexit() // abandoned as hung meanwhile: the run has moved on
 	}

@@ -81,17 +81,17 @@ func TestPCTChangePointsAtPreemptionPoints(t *testing.T) {
 }
 
 // A task that passes preemption points forever, never sleeping or waiting, is a livelock: it
-// counts against the handoff limit and is stopped at a preemption point.
-func TestPreemptionPointsCountAgainstTheHandoffLimit(t *testing.T) {
+// counts against the event budget and is stopped at a preemption point.
+func TestPreemptionPointsCountAgainstTheEventBudget(t *testing.T) {
 	noLeak(t)
-	s := New(Options{Seed: 1, MaxHandoffs: 100})
+	s := New(Options{Seed: 1, MaxEvents: 100})
 	report := s.Run("main", func() {
 		for {
 			s.Preempt("refused append: before lock")
 		}
 	})
 	require.Len(t, report.Findings, 1)
-	assert.Equal(t, FindingHandoffLimit, report.Findings[0].Kind)
+	assert.Equal(t, FindingEventLimit, report.Findings[0].Kind)
 	assert.Contains(t, report.Findings[0].Message, "refused append: before lock")
 }
 
@@ -162,4 +162,25 @@ func TestPreemptOutsideATaskPanics(t *testing.T) {
 	assert.PanicsWithValue(t, "sched: Preempt called outside a task of this scheduler (before or after Run, or from a foreign goroutine)", func() {
 		New(Options{}).Preempt("nowhere")
 	})
+}
+
+// The caller's own events (the world's store appends) count against the same budget as the
+// scheduling decisions and preemption points: past it, the run ends at its next scheduling point
+// with the event-limit finding naming the last event.
+func TestCountedEventsShareTheEventBudget(t *testing.T) {
+	noLeak(t)
+	s := New(Options{Seed: 1, MaxEvents: 101}) // the first pick, then 50 appends and 50 preemption points
+	counted := 0
+	report := s.Run("main", func() {
+		for {
+			s.CountEvent("a store append")
+			counted++
+			s.Preempt("after an append")
+		}
+	})
+	require.Len(t, report.Findings, 1)
+	assert.Equal(t, FindingEventLimit, report.Findings[0].Kind)
+	assert.Contains(t, report.Findings[0].Message, "a store append")
+	assert.Equal(t, 51, counted, "appends and preemption points share the budget")
+	assert.Equal(t, 103, s.Spent(), "the append that crossed it, and the preemption point where the run ended")
 }

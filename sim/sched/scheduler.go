@@ -70,10 +70,10 @@ type Options struct {
 	// run with a "virtual-time-limit" finding, so a livelock of ever-retrying timers cannot run
 	// forever. Zero or negative means no limit.
 	MaxVirtualTime time.Duration
-	// MaxHandoffs bounds the scheduling decisions and preemption points of the run; needing one
-	// more is a "handoff-limit" finding, which catches livelocks that never advance virtual time.
-	// Zero or negative means 1,000,000.
-	MaxHandoffs int
+	// MaxEvents bounds the run's events: its scheduling decisions, preemption points and the
+	// events its caller counts (CountEvent); needing one more is an "event-limit" finding, which
+	// catches livelocks that never advance virtual time. Zero or negative means 1,000,000.
+	MaxEvents int
 	// MaxTasks bounds the unfinished tasks of the run; one more is a "task-limit" finding, which
 	// catches a livelock that spawns tasks faster than they finish (under PCT a spawner with the
 	// top priority starves its children, and every pick then scans them all). Zero or negative
@@ -101,9 +101,9 @@ type Options struct {
 
 // Defaults for the zero fields of Options.
 const (
-	defaultMaxHandoffs = 1_000_000
-	defaultMaxTasks    = 100_000
-	defaultWatchdog    = 10 * time.Second
+	defaultMaxEvents = 1_000_000
+	defaultMaxTasks  = 100_000
+	defaultWatchdog  = 10 * time.Second
 )
 
 // Scheduler runs tasks one at a time in a seeded order on virtual time. It implements
@@ -132,13 +132,13 @@ type Scheduler struct {
 	unwound  int           // tasks[:unwound] have been unwound (or skipped, abandoned)
 	spawned  int           // tasks started so far
 	handoffs int           // scheduling decisions so far (but those at preemption points)
-	// preemptions counts the preemption points passed: they count against MaxHandoffs with the
-	// handoffs. preempted counts those where another task went first, preemptedByRate those of
-	// them PreemptRate forced.
-	preemptions, preempted, preemptedByRate int
-	findings                                []Finding
-	started                                 bool
-	over                                    bool // Run has returned
+	// preemptions counts the preemption points passed and counted the caller's events
+	// (CountEvent): they count against MaxEvents with the handoffs. preempted counts the
+	// preemption points where another task went first, preemptedByRate those PreemptRate forced.
+	preemptions, counted, preempted, preemptedByRate int
+	findings                                         []Finding
+	started                                          bool
+	over                                             bool // Run has returned
 	// hung is set when the watchdog abandoned a task, whose goroutine may touch the Scheduler at
 	// any time after: Reset refuses it.
 	hung bool
@@ -201,8 +201,8 @@ func (s *Scheduler) init(opts Options) {
 	if opts.MaxVirtualTime < 0 {
 		opts.MaxVirtualTime = 0
 	}
-	if opts.MaxHandoffs <= 0 {
-		opts.MaxHandoffs = defaultMaxHandoffs
+	if opts.MaxEvents <= 0 {
+		opts.MaxEvents = defaultMaxEvents
 	}
 	if opts.Watchdog <= 0 {
 		opts.Watchdog = defaultWatchdog
@@ -255,9 +255,32 @@ func (s *Scheduler) Elapsed() time.Duration { return s.elapsed }
 // method, call it from a task or after Run returns.
 func (s *Scheduler) Handoffs() int { return s.handoffs }
 
-// Preemptions returns the number of preemption points passed so far: with Handoffs, what counts
-// against MaxHandoffs.
-func (s *Scheduler) Preemptions() int { return s.preemptions }
+// Spent returns what the run has taken of its budget of events (Options.MaxEvents): scheduling
+// decisions, preemption points and the caller's counted events (CountEvent).
+func (s *Scheduler) Spent() int { return s.handoffs + s.preemptions + s.counted }
+
+// CountEvent counts one event of the caller's own (the world counts each append its store is
+// asked for) against the run's budget, with the scheduling decisions and preemption points: past
+// it, the run ends at its next scheduling point with an event-limit finding naming what.
+func (s *Scheduler) CountEvent(what string) {
+	s.counted++
+	s.overBudget(0, what)
+}
+
+// overBudget reports whether the run's events, with pending more about to happen, are past its
+// budget (Options.MaxEvents), recording the finding that ends the run the first time.
+func (s *Scheduler) overBudget(pending int, last string) bool {
+	if s.Spent()+pending <= s.opts.MaxEvents {
+		return false
+	}
+	if len(s.findings) == 0 {
+		s.addFinding(Finding{
+			Kind:    FindingEventLimit,
+			Message: fmt.Sprintf("run took more than %d events (scheduling decisions, preemption points and counted events: a livelock?); the last: %s", s.opts.MaxEvents, last),
+		})
+	}
+	return true
+}
 
 // Unwinding reports whether the run is over and its unfinished tasks are being ended: a
 // deferred function running now runs because its task was killed, not because it returned. What
@@ -359,11 +382,7 @@ func (s *Scheduler) next() *task {
 	if len(runnable) == 0 {
 		panic("sched: invariant violated: no task runnable after virtual time advanced")
 	}
-	if s.handoffs+s.preemptions >= s.opts.MaxHandoffs {
-		s.addFinding(Finding{
-			Kind:    FindingHandoffLimit,
-			Message: fmt.Sprintf("run needed more than %d scheduling decisions and preemption points (livelock?)", s.opts.MaxHandoffs),
-		})
+	if s.overBudget(1, "a scheduling decision") {
 		return nil
 	}
 	i := s.pick(runnable)

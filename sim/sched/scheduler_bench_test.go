@@ -10,7 +10,7 @@ import (
 // BenchmarkHandoff measures one baton exchange: two tasks ping-pong through two queues, so every
 // Get parks its task and every Put wakes the other one. One iteration is one round trip.
 func BenchmarkHandoff(b *testing.B) {
-	s := New(Options{Seed: 1, MaxHandoffs: 2*b.N + 10})
+	s := New(Options{Seed: 1, MaxEvents: 2*b.N + 10})
 	b.ReportAllocs()
 	b.ResetTimer()
 	report := s.Run("ping", func() {

@@ -455,14 +455,14 @@ func TestLimits(t *testing.T) {
 			elapsed: time.Minute,
 		},
 		{
-			name: "handoff limit",
-			opts: Options{MaxHandoffs: 100},
+			name: "event limit",
+			opts: Options{MaxEvents: 100},
 			main: func(s *Scheduler) {
 				for { // a livelock that never moves time
 					_ = s.Sleep(0)
 				}
 			},
-			kind: FindingHandoffLimit,
+			kind: FindingEventLimit,
 			site: "runnable",
 		},
 	} {
@@ -477,15 +477,15 @@ func TestLimits(t *testing.T) {
 			require.Len(t, report.Findings, 1)
 			assert.Equal(t, tc.kind, report.Findings[0].Kind)
 			assert.Equal(t, []TaskSite{{Name: "main", Site: tc.site}}, report.Findings[0].Tasks)
-			if tc.kind == FindingHandoffLimit {
-				assert.Equal(t, tc.opts.MaxHandoffs, report.Handoffs)
+			if tc.kind == FindingEventLimit {
+				assert.Equal(t, tc.opts.MaxEvents, report.Handoffs)
 			}
 		})
 	}
 }
 
 // A livelock that spawns tasks which never finish (parked on a queue no one fills) ends at the task
-// limit, long before the handoff limit, whether the picker is uniform or PCT; everything unwinds.
+// limit, long before the event limit, whether the picker is uniform or PCT; everything unwinds.
 func TestTaskLimit(t *testing.T) {
 	for _, depth := range []int{0, 3} {
 		noLeak(t)
