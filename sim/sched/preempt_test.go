@@ -141,21 +141,22 @@ func TestPreemptionPointWakesCancelledWaiters(t *testing.T) {
 	assert.Positive(t, woke)
 }
 
-// A process's tasks reach the scheduler's preemption points.
+// A process's tasks reach the scheduler's preemption points: with PreemptRate 1, a task of the
+// process gives way there whenever another is runnable (some seeds run it while one is).
 func TestProcessPreempt(t *testing.T) {
 	noLeak(t)
-	s := New(Options{Seed: 3, PreemptRate: 1})
-	p := s.NewProcess("agent#1")
-	order := ""
-	report := s.Run("main", func() {
-		p.Go("loop", func() {
-			p.Preempt("loop: before lock")
-			order += "l"
+	preempted := 0
+	for seed := int64(1); seed <= 50; seed++ {
+		s := New(Options{Seed: seed, PreemptRate: 1})
+		p := s.NewProcess("agent#1")
+		report := s.Run("main", func() {
+			p.Go("loop", func() { p.Preempt("loop: before lock") })
+			p.Go("other", func() {})
 		})
-		order += "m"
-	})
-	require.Empty(t, report.Findings)
-	assert.ElementsMatch(t, []byte("lm"), []byte(order))
+		require.Empty(t, report.Findings)
+		preempted += report.PreemptedByRate
+	}
+	assert.Positive(t, preempted, "a process's preemption point gave way to another task")
 }
 
 func TestPreemptOutsideATaskPanics(t *testing.T) {
