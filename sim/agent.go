@@ -85,6 +85,13 @@ func (a Agent) Schedule(seed int64, allowed []string) Schedule {
 	return s
 }
 
+// runSchedule is Schedule without the Swarm (newRunSchedule), for a caller that only runs it.
+func (a Agent) runSchedule(seed int64, allowed []string) Schedule {
+	s := newRunSchedule(seed, allowed)
+	a.aimAt(&s)
+	return s
+}
+
 // aimAt points the agent's Aim, if any, at s.
 func (a Agent) aimAt(s *Schedule) {
 	if a.Aim == "" {

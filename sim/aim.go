@@ -20,9 +20,6 @@ import (
 type aimer struct {
 	world *world
 	armed []armedAim
-	// userTools is set when the tools are the user's: a call's moment then starts when the
-	// user's tool runs, after the planned latency the world plays in front of it.
-	userTools bool
 	// canceller is set while a during-tool action waits for its moment in a task of its own.
 	canceller bool
 	// resend is the input of the user's call a during-tool cancel cut short, and resendTool its
@@ -46,7 +43,7 @@ func newAimer(w *world) *aimer {
 	if w.planned.aimed == 0 || w.scheduler == nil {
 		return nil // off the scheduler the moments could not be ordered, as with races
 	}
-	return &aimer{world: w, userTools: w.userTools != nil, armed: make([]armedAim, 0, w.planned.aimed)}
+	return &aimer{world: w, armed: make([]armedAim, 0, w.planned.aimed)}
 }
 
 // arm arms the action-th action of the plan, a, now that its time has come.
@@ -126,7 +123,9 @@ func (m *aimer) toolStarted(tool string, latencyMs int64, index int) {
 		return
 	}
 	after := arm.plan.AfterMs
-	if !m.userTools && latencyMs > 0 {
+	// With the user's tools a call's moment starts when the user's tool runs, after the planned
+	// latency the world plays in front of it.
+	if m.world.userTools == nil && latencyMs > 0 {
 		after %= latencyMs // turnsim's own call lasts its latency: land inside it
 	}
 	m.canceller = true

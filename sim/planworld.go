@@ -417,7 +417,7 @@ func playPlannedCall(ctx context.Context, rt harness.Runtime, t *tracer, name st
 	run = t.toolStarted(properties.ToolRun{CallID: args.CallID, Name: name, Parallel: parallel, Outcome: call.Outcome, HonoursCancel: !call.IgnoreCancel}, args.Request)
 	if m := t.aimer; m != nil {
 		m.timerStarted(faults.TimerTool, ms(call.LatencyMs))
-		if !m.userTools { // a user's call starts its moment when the user's tool runs (userTool)
+		if m.world.userTools == nil { // a user's call starts its moment when the user's tool runs (userTool)
 			m.toolStarted(name, call.LatencyMs, run.index)
 		}
 	}

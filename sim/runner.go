@@ -121,9 +121,7 @@ func RunSeed(seed int64, allowed []string, checkDeterminism bool) SeedResult {
 // RunSeedAgent runs one seed's schedule with the user's agent (twice when checking determinism).
 func RunSeedAgent(seed int64, allowed []string, checkDeterminism bool, agent Agent) SeedResult {
 	var r SeedResult
-	schedule := newRunSchedule(seed, allowed)
-	agent.aimAt(&schedule)
-	runForResult(schedule, agent, func(o *Outcome) {
+	runForResult(agent.runSchedule(seed, allowed), agent, func(o *Outcome) {
 		r = SeedResult{
 			Seed: seed, Digest: o.Digest, Violations: o.Violations, Exercised: o.Exercised,
 			Outcomes: o.Outcomes, VirtualMs: o.Report.VirtualElapsed.Milliseconds(), Handoffs: o.Report.Handoffs,
@@ -131,9 +129,7 @@ func RunSeedAgent(seed int64, allowed []string, checkDeterminism bool, agent Age
 	})
 	if checkDeterminism {
 		var again [sha256.Size]byte
-		schedule := newRunSchedule(seed, allowed)
-		agent.aimAt(&schedule)
-		runForResult(schedule, agent, func(o *Outcome) { again = o.Digest })
+		runForResult(agent.runSchedule(seed, allowed), agent, func(o *Outcome) { again = o.Digest })
 		if again != r.Digest {
 			first, second := r.Digest, again
 			r.Violations = append(r.Violations, properties.Violation{
