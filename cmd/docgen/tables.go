@@ -11,7 +11,6 @@ import (
 
 	"github.com/turnsim/turnsim/sim"
 	"github.com/turnsim/turnsim/sim/cli"
-	"github.com/turnsim/turnsim/sim/mutate"
 )
 
 // Generators are docgen's tables, for the module at root: the catalogues, Brooker's table, each
@@ -21,7 +20,7 @@ func Generators(root string, measure bool) map[string]Generator {
 	g := map[string]Generator{
 		"faults":     func() (string, error) { return simrun("faults", "-markdown") },
 		"properties": func() (string, error) { return simrun("properties", "-markdown") },
-		"mutants":    func() (string, error) { return mutantsTable(root) },
+		"mutants":    func() (string, error) { return simrun("plants", "-markdown") },
 		"brooker":    func() (string, error) { return brookerTable(root) },
 		"performance": func() (string, error) {
 			if measure {
@@ -43,37 +42,34 @@ var sharedCommands = []string{"run", "repro", "shrink", "check", "replay", "serv
 // usage is what `simrun NAME -h` prints, in a text block. The one default that depends on the
 // machine, run's -workers (GOMAXPROCS), is written as its name.
 func usage(name string) (string, error) {
-	var stdout, stderr bytes.Buffer
-	if code := cli.Main([]string{name, "-h"}, &stdout, &stderr, cli.Options{Agent: sim.Agent{}, Name: "simrun"}); code != 0 {
-		return "", fmt.Errorf("simrun %s -h exited %d: %s", name, code, stderr.String())
+	stdout, stderr, err := run(name, "-h")
+	if err != nil {
+		return "", err
 	}
-	text := strings.TrimRight(stdout.String()+stderr.String(), "\n")
+	text := strings.TrimRight(stdout+stderr, "\n")
 	if name == "run" {
 		text = strings.Replace(text, fmt.Sprintf("(1 to 256) (default %d)", runtime.GOMAXPROCS(0)), "(1 to 256) (default GOMAXPROCS)", 1)
 	}
 	return "```text\n" + text + "\n```\n", nil
 }
 
-// simrun runs one of simrun's commands in this process, on turnsim's own agent, and returns
-// what it printed: the docs show what the command shows.
-func simrun(args ...string) (string, error) {
-	var stdout, stderr bytes.Buffer
-	if code := cli.Main(args, &stdout, &stderr, cli.Options{Agent: sim.Agent{}, Name: "simrun"}); code != 0 {
-		return "", fmt.Errorf("simrun %s exited %d: %s", strings.Join(args, " "), code, stderr.String())
+// simrunOptions are cmd/simrun's shared options: turnsim's own agent and mutants.
+var simrunOptions = cli.Options{Agent: sim.Agent{}, Name: "simrun", Mutants: "internal/mutants"}
+
+// run runs one of simrun's commands in this process, on turnsim's own agent, and returns what it
+// printed on each stream; a command that exits non-zero is an error naming it.
+func run(args ...string) (stdout, stderr string, err error) {
+	var out, errOut bytes.Buffer
+	if code := cli.Main(args, &out, &errOut, simrunOptions); code != 0 {
+		return "", "", fmt.Errorf("simrun %s exited %d: %s", strings.Join(args, " "), code, errOut.String())
 	}
-	return stdout.String(), nil
+	return out.String(), errOut.String(), nil
 }
 
-// mutantsTable is `simrun plants -markdown`: every mutant of internal/mutants, the property
-// that must catch it and its Doc line.
-func mutantsTable(root string) (string, error) {
-	all, err := mutate.Load(filepath.Join(root, "internal", "mutants"))
-	if err != nil {
-		return "", err
-	}
-	var out bytes.Buffer
-	mutate.List(&out, all, true)
-	return out.String(), nil
+// simrun is run's standard output: the docs show what the command shows.
+func simrun(args ...string) (string, error) {
+	stdout, _, err := run(args...)
+	return stdout, err
 }
 
 // brookerPolicies are the rows of Brooker's table, in the order of his post.
