@@ -162,13 +162,12 @@ func open(fsys FS, path string, file File, prev Opened) (*Store, Opened, error) 
 		if err := file.Truncate(size); err != nil {
 			return nil, Opened{}, fmt.Errorf("filestore: cut the torn last line of %s: %w", path, err)
 		}
-		if err := file.Sync(); err != nil {
-			return nil, Opened{}, fmt.Errorf("filestore: sync %s after cutting its torn last line: %w", path, err)
-		}
-	} else if len(data) > 0 {
+	}
+	if len(data) > 0 {
 		// What was read is the history the agent resumes from. A crash of the process can leave
-		// lines written but not yet synced (an append that never returned): read back, they are
-		// events the agent goes on from, and a power loss must not take them back after that.
+		// lines written but not yet synced (an append that never returned), and the cut of a torn
+		// tail is not durable until synced: read back, they are what the agent goes on from, and
+		// a power loss must not take them back after that.
 		if err := file.Sync(); err != nil {
 			return nil, Opened{}, fmt.Errorf("filestore: sync %s after reading it: %w", path, err)
 		}
