@@ -19,8 +19,6 @@ type llmRetry struct {
 	policyKey string
 	session   *Session
 	rt        Runtime // waits go through it (named rt: it is the injected runtime, not the time package)
-	// preempter is rt, when it is a Preempter (see preemptionPoint); nil otherwise.
-	preempter Preempter
 	// random is the agent's locked source, for jitter and retry ids.
 	random   *lockedRandom
 	lifetime pluginLifetime
@@ -30,14 +28,14 @@ type llmRetry struct {
 func (p *llmRetry) init(strategy RetryStrategy, session *Session, runtime Runtime, random *lockedRandom) {
 	p.strategy, p.policyKey = strategy, strategy.Key()
 	p.session, p.rt, p.random = session, runtime, random
-	p.preempter, _ = runtime.(Preempter)
 }
 
-// preemptionPoint marks site as a preemption point (see Preempter): a dispose may land here,
-// before the plugin looks at its lifetime.
+// preemptionPoint marks site as a preemption point (see Preempter), when the runtime has them: a
+// dispose may land here, before the plugin looks at its lifetime. (Only a failed attempt comes
+// here, so the runtime is asked each time rather than kept twice, as the agent keeps it.)
 func (p *llmRetry) preemptionPoint(site string) {
-	if p.preempter != nil {
-		p.preempter.Preempt(site)
+	if preempter, ok := p.rt.(Preempter); ok {
+		preempter.Preempt(site)
 	}
 }
 
