@@ -49,7 +49,7 @@ type Runtime interface {
 // lock whose decision it exposes, never under it.
 type Preempter interface {
 	// Preempt lets another task run first, or not, and returns; site names the place, e.g.
-	// "cancel: before lock".
+	// "driver: before lock".
 	Preempt(site string)
 }
 

@@ -19,7 +19,7 @@ import (
 	"strconv"
 )
 
-// Preempt is a preemption point named site (a place in the harness: "cancel: before lock"): the
+// Preempt is a preemption point named site (a place in the harness: "driver: before lock"): the
 // calling task stays runnable and the picker decides which runnable task goes on, with virtual
 // time unchanged. It returns when the calling task runs again; while the run is unwound it
 // exits the task, as every primitive does.
