@@ -8,7 +8,6 @@ import (
 	"slices"
 
 	"github.com/turnsim/turnsim/harness"
-	"github.com/turnsim/turnsim/internal/splitmix"
 )
 
 // Swarm is the subset of faults one seed switches on, each with the rate at which it strikes
@@ -46,35 +45,19 @@ func DrawSwarm(rng *rand.Rand, allowed []string) Swarm {
 
 // DrawSchedule draws a schedule's swarm and plan from seed: what DrawSwarm and then DrawPlan draw
 // from NewRand(seed), value for value, the swarm kept as the drawer's table while the plan is
-// drawn. It draws from the seed's SplitMix64 stream directly (a splitmix.Rand, math/rand's
-// algorithms on the same source), not through a *rand.Rand, whose every draw is a call through
-// its Source interface: a plan takes hundreds of draws.
+// drawn.
 func DrawSchedule(seed int64, allowed []string) (Swarm, Plan) {
-	rng := splitmix.New(seed)
-	return drawSchedule(&rng, allowed)
-}
-
-// drawSchedule is DrawSchedule from rng.
-func drawSchedule(rng source, allowed []string) (Swarm, Plan) {
+	rng := NewRand(seed)
 	d := drawer{rng: rng}
 	switchedOn := drawSwarm(rng, allowed, &d.rates)
 	return d.rates.swarm(switchedOn), d.drawPlan()
-}
-
-// source is what the drawer draws from: the *rand.Rand given to DrawSwarm or DrawPlan, or
-// DrawSchedule's splitmix.Rand.
-type source interface {
-	Float64() float64
-	Intn(n int) int
-	Int63() int64
-	Int63n(n int64) int64
 }
 
 // drawSwarm is DrawSwarm into the table rates, empty before: each allowed fault switched on
 // with probability one half, at least one. It returns how many it switched on. It works by
 // catalogue position, which is the table's; the map is made from the table
 // (swarmRates.swarm), once its size is known.
-func drawSwarm(rng source, allowed []string, rates *swarmRates) (switchedOn int) {
+func drawSwarm(rng *rand.Rand, allowed []string, rates *swarmRates) (switchedOn int) {
 	at := allPositions[:swarmFaults]
 	if allowed != nil {
 		at = make([]int, 0, len(catalogue))
@@ -99,11 +82,11 @@ func drawSwarm(rng source, allowed []string, rates *swarmRates) (switchedOn int)
 }
 
 // drawRate draws a fault's rate, in [0.05, 0.5] to the hundredth.
-func drawRate(rng source) float64 { return math.Round((0.05+0.45*rng.Float64())*100) / 100 }
+func drawRate(rng *rand.Rand) float64 { return math.Round((0.05+0.45*rng.Float64())*100) / 100 }
 
 // drawer holds what DrawPlan needs while it draws.
 type drawer struct {
-	rng source
+	rng *rand.Rand
 	// rates is the swarm as a table by catalogue position, for onAt and hasAt.
 	rates  swarmRates
 	policy harness.RetryPolicy
