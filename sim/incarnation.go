@@ -37,6 +37,15 @@ type simStore struct {
 	dead bool
 }
 
+// recordRefusal records that the store refused e, now: a refusal window's, or a failed sync's.
+func (t *tracer) recordRefusal(e harness.Event) {
+	turn, step := harness.EventScope(e)
+	now := t.nowMs()
+	t.record(func(tr *properties.Trace) {
+		tr.Refusals = append(tr.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step, Event: e})
+	})
+}
+
 // errProcessDead is the store's answer to an append from a process that has died.
 var errProcessDead = errors.New("sim: the agent's process is dead")
 
@@ -57,11 +66,7 @@ func (s *simStore) Append(e harness.Event) error {
 				(window.Type == "" || window.Type == e.Type) && (window.Count == 0 || w.refusedCount[i] < window.Count) {
 				w.refusedCount[i]++
 				w.refused = true
-				turn, step := harness.EventScope(e)
-				now := t.nowMs()
-				t.record(func(tr *properties.Trace) {
-					tr.Refusals = append(tr.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step, Event: e})
-				})
+				t.recordRefusal(e)
 				switch window.Fault {
 				case faults.CallIDReuse: // it strikes when an id is reused (toolCallChunk)
 				case faults.WakeDuringFailedTurn: // it strikes when the wake lands (aim.go)
@@ -86,13 +91,9 @@ func (s *simStore) Append(e harness.Event) error {
 	if crash := w.disk.failedSync; crash != nil {
 		// The disk failed the sync and the store cut the file back, refusing the event: the power
 		// goes now, before any later durable point.
-		w.disk.failedSync, w.cutBackSeq, w.refused = nil, e.Seq, true
-		turn, step := harness.EventScope(e)
-		now := t.nowMs()
-		t.record(func(tr *properties.Trace) {
-			tr.Refusals = append(tr.Refusals, properties.Refusal{AtMs: now, Type: e.Type, Turn: turn, Step: step, Event: e})
-		})
-		w.crash(*crash)
+		w.disk.failedSync, w.refused = nil, true
+		t.recordRefusal(e)
+		w.crash(*crash, e.Seq)
 		runtime.Goexit() // the process died with the machine: the append never returns
 	}
 	if w.disk.armed != nil {
@@ -126,16 +127,17 @@ type restartRequest struct{ afterMs int64 }
 // crash kills the current incarnation: its files close (the disk drops its lock), a power loss
 // takes the unsynced bytes with it, its store refuses everything from now on, waits on it end,
 // its tasks die, and the host is asked to restart it. It never yields, so it may run inside an
-// append.
-func (w *world) crash(a faults.Action) {
+// append. cutBackSeq is the seq of the append the store cut back when the crash follows a failed
+// sync (the power-loss-after-cut-back fault); 0 otherwise.
+func (w *world) crash(a faults.Action, cutBackSeq int64) {
 	t := w.tracer
 	t.strike(a.Fault)
 	w.disk.closeAll()
-	record := properties.Crash{AtMs: t.nowMs(), InAppend: a.InAppend, Written: a.Written, PowerLoss: a.Unsynced != "", CutBackSeq: w.cutBackSeq}
-	if w.cutBackSeq != 0 {
+	record := properties.Crash{AtMs: t.nowMs(), InAppend: a.InAppend, Written: a.Written, PowerLoss: a.Unsynced != "", CutBackSeq: cutBackSeq}
+	if cutBackSeq != 0 {
 		// It struck before the failed append returned, the store having cut its line off: to the
 		// properties, a crash inside an append that left nothing written.
-		record.InAppend, record.Written, w.cutBackSeq = true, faults.WrittenNone, 0
+		record.InAppend, record.Written = true, faults.WrittenNone
 	}
 	if record.PowerLoss {
 		record.DroppedBytes = w.disk.losePower(a.Unsynced)

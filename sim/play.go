@@ -47,9 +47,6 @@ type world struct {
 	// the log gained since (filestore.ReopenFS).
 	opened filestore.Opened
 	armed  *faults.Action
-	// cutBackSeq is the seq of the append the store cut back when the crash striking now follows
-	// a failed sync (the power-loss-after-cut-back fault), for its record; 0 otherwise.
-	cutBackSeq int64
 	// reached is how many of the plan's actions the user has come to (performed, or started in a
 	// racing task): the place in the user's script an aimed action that lands now takes.
 	reached int
@@ -126,7 +123,7 @@ func newWorldWith(schedule Schedule, rt harness.Runtime, scheduler *sched.Schedu
 	if w.keepDurable {
 		w.disk = newDisk()
 		w.disk.die = func(crash faults.Action) {
-			w.crash(crash)
+			w.crash(crash, 0)
 			runtime.Goexit() // the process died inside the write: the append never returns
 		}
 	}
@@ -528,7 +525,7 @@ func (w *world) perform(action int, a *faults.Action) {
 			w.armed = w.plannedAction(action, a)
 			return
 		}
-		w.crash(*a)
+		w.crash(*a, 0)
 	default:
 		panic(fmt.Sprintf("sim: invariant: a validated plan has an action of kind %q", a.Kind))
 	}
