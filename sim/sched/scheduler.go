@@ -308,8 +308,7 @@ func (s *Scheduler) Run(name string, main func()) *RunReport {
 		// waits.
 		s.events = make(chan int64, 2)
 	}
-	s.watch.start(s.opts.Watchdog, &s.progress, s.events)
-	s.watch.startWall(s.opts.MaxWall, &s.overWall)
+	s.watch.start(s.opts.Watchdog, &s.progress, s.events, s.opts.MaxWall, &s.overWall)
 	defer s.watch.stop()
 
 	s.spawn(nil, name, main)

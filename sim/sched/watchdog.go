@@ -49,29 +49,20 @@ var watched struct {
 }
 
 // start starts watching progress: limit of wall time without a change produces a report on hung
-// (and again after each further limit, so a hang while unwinding is also caught).
-func (w *watchdog) start(limit time.Duration, progress *atomic.Int64, hung chan<- int64) {
+// (and again after each further limit, so a hang while unwinding is also caught). It also bounds
+// the run's whole wall time by wall (0: no bound), setting overWall once it is past.
+func (w *watchdog) start(limit time.Duration, progress *atomic.Int64, hung chan<- int64, wall time.Duration, overWall *atomic.Bool) {
 	w.limit = limit
 	w.progress = progress
 	w.hung = hung
 	w.seen = progress.Load()
 	w.since = time.Now()
+	w.wall, w.began, w.overWall = wall, w.since, overWall
 	watched.mu.Lock()
 	defer watched.mu.Unlock()
 	w.at = len(watched.runs)
 	watched.runs = append(watched.runs, w)
 	if p := w.period(); watched.period == 0 || p < watched.period {
-		armWatch(p)
-	}
-}
-
-// startWall bounds the run's whole wall time by wall (0: no bound), setting overWall once it is
-// past. Called after start, before the run's first task runs.
-func (w *watchdog) startWall(wall time.Duration, overWall *atomic.Bool) {
-	watched.mu.Lock()
-	defer watched.mu.Unlock()
-	w.wall, w.began, w.overWall = wall, w.since, overWall
-	if p := w.period(); p < watched.period {
 		armWatch(p)
 	}
 }

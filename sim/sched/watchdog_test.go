@@ -32,7 +32,7 @@ func TestWatchList(t *testing.T) {
 	var dogs [3]watchdog
 	hung := make(chan int64, 1)
 	for i := range dogs {
-		dogs[i].start(time.Hour, &progress[i], hung)
+		dogs[i].start(time.Hour, &progress[i], hung, 0, nil)
 	}
 	require.Equal(t, before+3, watchedRuns())
 	dogs[1].stop()
