@@ -3,9 +3,11 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -49,7 +51,7 @@ func Regenerate(root string, generators map[string]Generator, write bool) ([]Sta
 		}
 		g, ok := generators[name]
 		if !ok {
-			return "", fmt.Errorf("no generator %q (known: %s)", name, strings.Join(sortedKeys(generators), ", "))
+			return "", fmt.Errorf("no generator %q (known: %s)", name, strings.Join(slices.Sorted(maps.Keys(generators)), ", "))
 		}
 		text, err := g()
 		if errors.Is(err, errKeep) {
@@ -81,7 +83,7 @@ func Regenerate(root string, generators map[string]Generator, write bool) ([]Sta
 			rewritten[page] = fresh
 		}
 	}
-	for _, name := range sortedKeys(generators) {
+	for _, name := range slices.Sorted(maps.Keys(generators)) {
 		if _, used := made[name]; !used && !kept[name] {
 			return nil, fmt.Errorf("generator %q fills no block of docs/*.md", name)
 		}
@@ -134,11 +136,3 @@ func renew(page string, generate func(string) (string, error)) (string, []string
 	return out.String(), changed, nil
 }
 
-func sortedKeys(m map[string]Generator) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/turnsim/turnsim/internal/doccmd"
 )
 
 // ciExample is one of examples/ci's files: where its shard and merge commands are, and how a
@@ -36,9 +38,7 @@ func ciCommand(t *testing.T, line string, vars map[string]string, base string) (
 	for name, value := range vars {
 		line = strings.ReplaceAll(line, name, value)
 	}
-	line = strings.ReplaceAll(line, `"`, "")
-	command, redirect, _ := strings.Cut(line, ">")
-	fields := strings.Fields(command)
+	fields, redirect := doccmd.Words(line)
 	for i, f := range fields {
 		if strings.HasSuffix(f, "simrun") {
 			fields = fields[i+1:]
@@ -58,7 +58,7 @@ func ciCommand(t *testing.T, line string, vars map[string]string, base string) (
 		}
 		args = append(args, f)
 	}
-	return args, strings.TrimSpace(redirect)
+	return args, redirect
 }
 
 // lineWith is the one line of text holding marker.
