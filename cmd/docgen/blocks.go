@@ -135,4 +135,3 @@ func renew(page string, generate func(string) (string, error)) (string, []string
 	}
 	return out.String(), changed, nil
 }
-
