@@ -52,11 +52,9 @@ type RunOptions struct {
 	Faults []string
 	// CheckDeterminism runs every seed twice and reports a seed whose two logs differ.
 	CheckDeterminism bool
-	// Progress, if set, is called from the workers as seeds finish (done of total).
-	Progress func(done, total int)
-	// ProgressFailing, if set, is called like Progress with the number of failing seeds so far
-	// too: what a progress line off a terminal reports.
-	ProgressFailing func(done, total, failing int)
+	// Progress, if set, is called from the workers as seeds finish: done of total, failing of
+	// them so far (what a progress line reports).
+	Progress func(done, total, failing int)
 	// Agent is the user's agent to run in every seed's world (the zero Agent: turnsim's own),
 	// with its own properties.
 	Agent Agent
@@ -183,10 +181,7 @@ func RunSeeds(opts RunOptions) Summary {
 				}
 				n := done.Add(1)
 				if opts.Progress != nil {
-					opts.Progress(int(n), total)
-				}
-				if opts.ProgressFailing != nil {
-					opts.ProgressFailing(int(n), total, int(failing.Load()))
+					opts.Progress(int(n), total, int(failing.Load()))
 				}
 			}
 		}(folds[w])

@@ -188,9 +188,9 @@ func TestPCTSchedules(t *testing.T) {
 	assert.ErrorContains(t, bad.Validate(), "only the pct strategy has a depth")
 }
 
-// ProgressFailing reports the failing seeds so far: here a user property that fails on every
+// Progress reports the failing seeds so far: here a user property that fails on every
 // odd seed, so the last call counts half of them.
-func TestProgressFailingCountsFailingSeeds(t *testing.T) {
+func TestProgressCountsFailingSeeds(t *testing.T) {
 	odd := properties.Define("odd-seeds-fail", "fails on runs whose log has an odd number of events", func(r *properties.Run, report *properties.Reporter) {
 		if len(r.Log)%2 == 1 {
 			report.Errorf(0, -1, "odd")
@@ -199,7 +199,7 @@ func TestProgressFailingCountsFailingSeeds(t *testing.T) {
 	var mu sync.Mutex
 	last := 0
 	s := RunSeeds(RunOptions{Start: 1, Count: 40, Workers: 2, Agent: Agent{Properties: []properties.Property{odd}},
-		ProgressFailing: func(done, total, failing int) {
+		Progress: func(done, total, failing int) {
 			mu.Lock()
 			defer mu.Unlock()
 			last = max(last, failing)

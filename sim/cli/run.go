@@ -139,7 +139,7 @@ func (c *cli) run(args []string) int {
 		return c.usageError("%v", err)
 	}
 	progress := newProgress(c.stderr, c.name, mode)
-	opts.ProgressFailing = progress.update
+	opts.Progress = progress.update
 	timed, tools := sim.TimeTools(opts.Agent)
 	opts.Agent = timed
 	tuneCollector(opts.Workers)
