@@ -120,13 +120,8 @@ var plannedToolNames = slices.Concat(ParallelTools, ExclusiveTools)
 // d.aimedRefusals), each armed early in the run, before the horizon's second half, so that its
 // moment is still to come. sends counts the plan's sends, for the texts of its own.
 func (d *drawer) drawAimed(actions []Action, horizonMs int64, sends *int) []Action {
-	early := func() int64 { return d.between(0, max(horizonMs/2, 1)-1) }
-	count := func(at int) int {
-		if !d.rates.on[at] {
-			return 0
-		}
-		return 1 + int(d.rng.Float64()*d.rates.rate[at]*4)
-	}
+	early := func() int64 { return d.earlyMs(horizonMs) }
+	count := func(at int) int { return d.occurrences(at, 4) }
 	for range count(cancelAtTimerAt) {
 		a := Action{AtMs: early(), Kind: ActAtTimer, Timer: Timers[d.rng.Intn(len(Timers))], Fault: CancelAtTimer}
 		actions = append(actions, d.aimedThen(a, ActCancel, ActCancel, ActDispose, ActPluginEnd))
@@ -153,8 +148,7 @@ func (d *drawer) drawAimed(actions []Action, horizonMs int64, sends *int) []Acti
 		d.aimedRefusals = append(d.aimedRefusals, Window{FromMs: a.AtMs, UntilMs: horizonMs, Type: kind, Count: 1, Fault: WakeDuringFailedTurn})
 	}
 	if d.onAt(powerLossAfterCutBackAt) { // at its rate: each makes its seed keep a durable log
-		unsynced := []string{UnsyncedDropped, UnsyncedTorn}[d.rng.Intn(2)]
-		actions = append(actions, Action{AtMs: early(), Kind: ActCrash, FailSync: true, Unsynced: unsynced, RestartAfterMs: d.between(0, 2000), Fault: PowerLossAfterCutBack})
+		actions = append(actions, d.powerLossAfterCutBack(early))
 	}
 	return actions
 }
@@ -234,7 +228,7 @@ func ParseAim(s string) (Aim, error) {
 // seed's own stream for the aim, so the plan's other draws stay as they were.
 func (a Aim) Apply(plan *Plan, rng *rand.Rand) {
 	d := drawer{rng: rng}
-	later := func() int64 { return d.between(0, max(plan.HorizonMs/2, 1)-1) }
+	later := func() int64 { return d.earlyMs(plan.HorizonMs) }
 	switch a.Fault {
 	case Preemption:
 		plan.PreemptRate = 1
@@ -271,8 +265,7 @@ func (a Aim) Apply(plan *Plan, rng *rand.Rand) {
 		plan.Actions = append(plan.Actions, action)
 		plan.Refusals = append(plan.Refusals, Window{FromMs: 0, UntilMs: plan.HorizonMs, Type: kind, Count: 1, Fault: WakeDuringFailedTurn})
 	case PowerLossAfterCutBack:
-		unsynced := []string{UnsyncedDropped, UnsyncedTorn}[d.rng.Intn(2)]
-		plan.Actions = append(plan.Actions, Action{AtMs: later(), Kind: ActCrash, FailSync: true, Unsynced: unsynced, RestartAfterMs: d.between(0, 2000), Fault: PowerLossAfterCutBack})
+		plan.Actions = append(plan.Actions, d.powerLossAfterCutBack(later))
 	default:
 		panic(fmt.Sprintf("faults: invariant: aim %q was not parsed by ParseAim", a))
 	}

@@ -416,6 +416,26 @@ func (d *drawer) drawCall() Call {
 	return c
 }
 
+// occurrences is how many times the fault at catalogue position at occurs in a plan: none when
+// it is off, else 1 and more with its rate (scale: how many more at the highest).
+func (d *drawer) occurrences(at int, scale float64) int {
+	if !d.rates.on[at] {
+		return 0
+	}
+	return 1 + int(d.rng.Float64()*d.rates.rate[at]*scale)
+}
+
+// earlyMs is a time in the first half of a plan of horizonMs: an aimed action armed then still has
+// its moment to come.
+func (d *drawer) earlyMs(horizonMs int64) int64 { return d.between(0, max(horizonMs/2, 1)-1) }
+
+// powerLossAfterCutBack is the crash that fails a sync (the store cuts its line back) and takes
+// the power with it, armed at a time from at (drawn after which unsynced bytes the loss takes).
+func (d *drawer) powerLossAfterCutBack(at func() int64) Action {
+	unsynced := []string{UnsyncedDropped, UnsyncedTorn}[d.rng.Intn(2)]
+	return Action{AtMs: at(), Kind: ActCrash, FailSync: true, Unsynced: unsynced, RestartAfterMs: d.between(0, 2000), Fault: PowerLossAfterCutBack}
+}
+
 // drawActions scripts the user and host: the first followup at 0, the user-group faults at
 // random times before the horizon, and a few WhenIdle watchers, in time order (stably: actions
 // of the same instant in the order they were drawn).
@@ -423,13 +443,7 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	actions := make([]Action, 1, actionsUsual)
 	actions[0] = Action{AtMs: 0, Kind: ActFollowup, Text: "task 1"}
 	at := func() int64 { return d.between(0, horizonMs-1) }
-	// count scales the number of occurrences with the fault's rate: 1 to 4 at the highest rates.
-	count := func(at int) int {
-		if !d.rates.on[at] {
-			return 0
-		}
-		return 1 + int(d.rng.Float64()*d.rates.rate[at]*8)
-	}
+	count := func(at int) int { return d.occurrences(at, 8) } // 1 to 4 at the highest rates
 	sends := 1
 	for _, s := range []struct {
 		fault, kind string

@@ -429,14 +429,8 @@ func (a Action) validate() error {
 		if !slices.Contains(ObservedTypes, a.On) {
 			return fmt.Errorf("observer on %q is not one of %v", a.On, ObservedTypes)
 		}
-		switch a.Then {
-		case ActFollowup, ActSteer, ThenPanic:
-		case ActCancel:
-			if err := validCause(a.Cause); err != nil {
-				return err
-			}
-		default:
-			return fmt.Errorf("observer then %q is not followup, steer, cancel or panic", a.Then)
+		if err := a.validateThen(ActFollowup, ActSteer, ActCancel, ThenPanic); err != nil {
+			return err
 		}
 	default:
 		return fmt.Errorf("kind %q is unknown", a.Kind)
