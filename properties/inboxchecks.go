@@ -352,18 +352,72 @@ func (x *index) disposedBefore(seq int64) bool {
 	return false
 }
 
+// turnFailureSource is the Source a harness.AgentError gives a turn's own failure (its doc: "a
+// turn that failed for a reason other than a cancellation"), as against a handler, a turn/end
+// that could not be written, or a panicking observer.
+const turnFailureSource = "turn"
+
+// checkAgentErrorEmitted holds both halves of a turn failure's report. A turn that ends in error
+// reports agent/error to the watchers as it ends, naming the step it failed in (spec, revisions:
+// "AgentError names its step"). A turn that was cancelled before its failure was decided ends
+// aborted, and a cancellation is not a failure: it reports none; nor does a turn that completes.
 func checkAgentErrorEmitted(x *index, v *violations) {
+	errs := x.run.Trace.AgentErrors
 	for _, t := range x.turnList {
-		n := t.number
-		if t.end == nil || t.end.Reason.Kind != harness.EndError {
+		if t.end == nil {
 			continue
 		}
-		found := false
-		for _, e := range x.run.Trace.AgentErrors {
-			found = found || (e.Turn == n && e.AtMs == t.endMs)
-		}
-		if !found {
-			v.add(t.endSeq, t.endMs, "turn %d ended in error (%s) but no agent/error reached the watchers", n, t.end.Reason.Error.Code)
+		n := t.number
+		switch t.end.Reason.Kind {
+		case harness.EndError:
+			found, named := false, false
+			want := x.failedStep(t)
+			for _, e := range errs {
+				found = found || (e.Turn == n && e.AtMs == t.endMs)
+				named = named || (e.Turn == n && e.AtMs == t.endMs && e.Source == turnFailureSource && e.Step == want)
+			}
+			switch {
+			case !found:
+				v.add(t.endSeq, t.endMs, "turn %d ended in error (%s) but no agent/error reached the watchers", n, t.end.Reason.Error.Code)
+			case want > 0 && !named:
+				v.add(t.endSeq, t.endMs, "turn %d failed in step %d (%s), but no agent/error for its failure names that step", n, want, t.end.Reason.Error.Code)
+			}
+		case harness.EndAborted:
+			if len(t.cancels) == 0 {
+				continue
+			}
+			c := t.cancels[0]
+			for _, e := range errs {
+				// Reported once the log had grown past the cancel: the turn was cancelled before
+				// its failure was decided. (A failure decided first, and reported, may still lose
+				// to a cancel that lands before turn/end: then nothing was appended in between.)
+				if e.Turn == n && e.Source == turnFailureSource && e.SeqAt > c.SeqAt {
+					v.add(t.endSeq, e.AtMs, "turn %d was cancelled (%s) before it failed, yet agent/error reported a failure of it: %s", n, c.Kind, e.Err)
+					break
+				}
+			}
+		case harness.EndCompleted, harness.EndMaxTokens:
+			for _, e := range errs {
+				if e.Turn == n && e.Source == turnFailureSource {
+					v.add(t.endSeq, e.AtMs, "turn %d ended %s, yet agent/error reported a failure of it: %s", n, t.end.Reason.Kind, e.Err)
+					break
+				}
+			}
 		}
 	}
+}
+
+// failedStep is the step turn t was in when it failed: its last step, opened in the log or
+// refused by the store at step/start (the failure is then that step's), or 0 when it opened none.
+func (x *index) failedStep(t *turnIndex) int {
+	step := 0
+	for _, s := range t.stepOrder {
+		step = max(step, s)
+	}
+	for _, r := range x.run.Trace.Refusals {
+		if r.Turn == t.number && r.Type == harness.TypeStepStart {
+			step = max(step, r.Step)
+		}
+	}
+	return step
 }

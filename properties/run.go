@@ -233,10 +233,15 @@ type IdleReturn struct {
 
 // AgentError is one agent/error the harness reported to watchers.
 type AgentError struct {
-	AtMs   int64
-	Turn   int
+	AtMs int64
+	Turn int
+	// Step is the step the harness named (AgentError.Step): the one the failure happened in, 0
+	// outside steps.
+	Step   int
 	Source string
 	Err    string
+	// SeqAt is the log's length when it was reported: events with a larger seq came after it.
+	SeqAt int64
 	// Invariant is set when the error is the invariant layer refusing an event.
 	Invariant string
 }

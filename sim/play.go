@@ -388,7 +388,7 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 		MaxParallelToolCalls: poolLimit,
 		OnError: func(e harness.AgentError) {
 			if incarnation == w.incarnation && !w.down {
-				t.agentError(e)
+				t.agentError(e, w.logLen())
 			}
 		},
 		ResumeFrom: history, // validated by the file store's open: not replayed again

@@ -128,8 +128,9 @@ func (s *faultSet) len() int {
 // ten of those four or fewer. Growing from one took up to two allocations more.
 const recordsBuffered = 4
 
-func (t *tracer) agentError(e harness.AgentError) {
-	record := properties.AgentError{AtMs: t.nowMs(), Turn: e.Turn, Source: e.Source, Err: harness.ErrorChain(e.Err)}
+// agentError records e, reported when the log held seqAt events.
+func (t *tracer) agentError(e harness.AgentError, seqAt int64) {
+	record := properties.AgentError{AtMs: t.nowMs(), Turn: e.Turn, Step: e.Step, Source: e.Source, Err: harness.ErrorChain(e.Err), SeqAt: seqAt}
 	// AsType, not As: As's target escaped to the heap, an allocation for every agent error.
 	if invariant, ok := errors.AsType[*harness.InvariantError](e.Err); ok {
 		record.Invariant = invariant.Rule
