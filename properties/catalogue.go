@@ -10,6 +10,7 @@ var catalogue = []Property{
 	{"liveness", "after the horizon, with every fault stopped, the agent settles: no open turn, idle, within the bound", checkLiveness},
 	{"abort-cause", "a turn cancelled while it ran ends aborted, carrying the cause of the first cancellation; no other turn ends aborted", checkAbortCause},
 	{"max-tokens-sticky", "a turn ends max-tokens exactly when one of its steps ended max-tokens: later completed steps never hide a truncation", checkMaxTokensSticky},
+	{"max-tokens-commits-text", "the assistant/message of a step cut off at max-tokens keeps its text blocks only: no truncated tool call is logged", checkMaxTokensCommitsText},
 	{"no-wake-after-dispose", "no turn starts after Dispose, and every send after it fails", checkNoWakeAfterDispose},
 	{"when-idle-settled", "WhenIdle returns only once the agent is idle and every tool call has settled", checkWhenIdleSettled},
 	{"inbox-replays", "the inbox rebuilt from the log obeys the lanes: a first step takes the oldest next-turn message and all of next-step, later steps next-step only, a steer after an abort goes to next-turn, a turn ends with next-step empty", checkInboxReplays},

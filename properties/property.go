@@ -63,7 +63,7 @@ func Names() []string {
 
 // logOnly are the properties that need nothing but the log: CheckLog runs these.
 var logOnly = map[string]bool{
-	"log-replays": true, "turn-settled": true, "max-tokens-sticky": true, "tool-results-paired": true,
+	"log-replays": true, "turn-settled": true, "max-tokens-sticky": true, "max-tokens-commits-text": true, "tool-results-paired": true,
 	"results-in-model-order": true, "no-truncated-calls": true, "retry-started-on-time": true,
 	"delay-in-window": true, "retry-after-exact": true, "retry-id-continuity": true,
 	"no-double-dispatch": true, "chain-budget": true,

@@ -75,6 +75,25 @@ func checkMaxTokensSticky(x *index, v *violations) {
 	}
 }
 
+// checkMaxTokensCommitsText: a step cut off at max-tokens commits text only (spec, revisions):
+// its assistant/message keeps the text blocks and drops the truncated tool-call blocks, so that
+// neither a reader of the log nor a restart rebuilding the conversation from it meets a call
+// that was never run.
+func checkMaxTokensCommitsText(x *index, v *violations) {
+	for _, e := range x.run.Log {
+		m, ok := e.Data.(harness.AssistantMessage)
+		if !ok || m.Finish != harness.FinishMaxTokens {
+			continue
+		}
+		for _, b := range m.Message.Blocks {
+			if b.Type != harness.BlockText {
+				v.add(e.Seq, e.Time, "turn %d step %d was cut off at max-tokens, yet its assistant/message keeps a %s block (%s): a truncated answer commits its text only", m.Turn, m.Step, b.Type, b.CallID)
+				break
+			}
+		}
+	}
+}
+
 func checkNoWakeAfterDispose(x *index, v *violations) {
 	disposedAt, disposedAction := int64(-1), 0
 	var disposedMs int64
