@@ -17,6 +17,8 @@ var catalogue = []Property{
 	{"wake-justified", "a turn starts only when woken: by a followup or steer (an inject never wakes), by a wake latched during an abort, by work left at the end of the previous turn (not after a turn that failed before taking any message: that one waits for a new wake), or by a restart", checkWakeJustified},
 	{"latched-wake-served", "a waking send during an aborted turn is latched and replayed: a turn follows the moment the aborted turn ends while its work is still queued, unless cleared or disposed; if the store refuses that turn/start, the work waits queued for the next wake", checkLatchedWakeServed},
 	{"agent-error-emitted", "every turn that ends in error reports agent/error to the watchers, naming the step it failed in; a turn cancelled before it failed, or one that completes, reports no failure", checkAgentErrorEmitted},
+	{"observers-shown-every-event", "a session observer is shown every event the session logs, once, in log order, from when it was attached; by the end of the run, the last one too", checkObserversShownEveryEvent},
+	{"observer-panic-reported", "a session observer that panics is contained, and its panic is reported as agent/error in that instant", checkObserverPanicReported},
 	{"tool-results-paired", "every tool/call has exactly one tool/result in its step", checkToolResultsPaired},
 	{"no-dispatch-after-cancel", "no tool call is dispatched for real once its turn was cancelled", checkNoDispatchAfterCancel},
 	{"drain-real-results", "a call that started runs to its end and its real result is committed, even when the turn is aborted", checkDrainRealResults},

@@ -76,6 +76,28 @@ type Trace struct {
 	Draws []Draw
 	// Wire are the requests the world answered as bytes to a real adapter (wirechecks.go).
 	Wire []WireExchange
+	// Observed is what the world's own session observer was shown, one entry per incarnation
+	// (an agent and its session), in order.
+	Observed []Observed
+	// ObserverPanics are the panics the world's observer raised on purpose (observer-callback).
+	ObserverPanics []ObserverPanic
+}
+
+// Observed is what a session observer was shown in one incarnation: it was attached when the
+// log held FromSeq events, and Shown lists the seqs of the events it was shown, in the order
+// shown. Up tells whether the incarnation was still up when the run ended (not crashed).
+type Observed struct {
+	FromSeq int64
+	Shown   []int64
+	Up      bool
+}
+
+// ObserverPanic is a panic the world's observer raised when shown event Seq: Value is what it
+// panicked with.
+type ObserverPanic struct {
+	AtMs  int64
+	Seq   int64
+	Value string
 }
 
 // Draw is one number the world's random source served: a Float64 (Float), or a Read (Read set)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/turnsim/turnsim/faults"
 	"github.com/turnsim/turnsim/harness"
+	"github.com/turnsim/turnsim/properties"
 )
 
 // The world's actors that act from inside the harness's own callbacks: a session observer that
@@ -36,7 +37,12 @@ func (w *world) callBack(e harness.Event) {
 		arm.fired = true
 		w.tracer.strike(arm.plan.Fault)
 		if arm.plan.Then == faults.ThenPanic {
-			panic(fmt.Sprintf("%s (on %s, event %d)", observerPanicText, e.Type, e.Seq))
+			value := fmt.Sprintf("%s (on %s, event %d)", observerPanicText, e.Type, e.Seq)
+			at := w.tracer.nowMs()
+			w.tracer.record(func(tr *properties.Trace) {
+				tr.ObserverPanics = append(tr.ObserverPanics, properties.ObserverPanic{AtMs: at, Seq: e.Seq, Value: value})
+			})
+			panic(value)
 		}
 		then := *arm.plan
 		then.Kind = arm.plan.Then

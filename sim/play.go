@@ -397,7 +397,9 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 		return err
 	}
 	session := agent.Session()
+	observed := t.observeFrom(int64(session.Len()))
 	session.Observe(func(e harness.Event) {
+		t.shown(observed, e.Seq)
 		if w.keepDurable {
 			// The session's own log up to e, not a copy: its events are shown in log order, so the
 			// acknowledged ones are a prefix of it, and one that never changes (Session.Log).

@@ -143,6 +143,36 @@ func (t *tracer) agentError(e harness.AgentError, seqAt int64) {
 	t.mu.Unlock()
 }
 
+// shownBuffered is the room an incarnation's record of the events its observer was shown starts
+// with: a session usually logs a few dozen.
+const shownBuffered = 32
+
+// observeFrom starts the record of what an incarnation's session observer is shown, attached when
+// the log held from events, and returns its place in the trace.
+func (t *tracer) observeFrom(from int64) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.trace.Observed = append(t.trace.Observed, properties.Observed{FromSeq: from, Shown: make([]int64, 0, shownBuffered)})
+	return len(t.trace.Observed) - 1
+}
+
+// shown records that the observer of the incarnation at observed was shown event seq.
+func (t *tracer) shown(observed int, seq int64) {
+	t.mu.Lock()
+	o := &t.trace.Observed[observed]
+	o.Shown = append(o.Shown, seq)
+	t.mu.Unlock()
+}
+
+// observedUp marks the last incarnation's record as up at the end of the run.
+func (t *tracer) observedUp() {
+	t.mu.Lock()
+	if n := len(t.trace.Observed); n > 0 {
+		t.trace.Observed[n-1].Up = true
+	}
+	t.mu.Unlock()
+}
+
 // tracingRuntime is the runtime the harness sees: the world's runtime, with every Sleep
 // recorded. The harness sleeps only for llm-retry's backoff, so each recorded wait is one.
 type tracingRuntime struct {

@@ -169,6 +169,9 @@ func runWorldInto(schedule Schedule, agent Agent, s *scratch, out *Outcome) *wor
 		w.tracer.strike(faults.Preemption)
 	}
 	s.settleTrace(w.tracer)
+	if w.agent != nil && !w.down && !hung(report) {
+		w.tracer.observedUp()
+	}
 	w.keepDurableAtEnd()
 	w.tracer.trace.EndMs = report.VirtualElapsed.Milliseconds()
 	for _, f := range report.Findings {

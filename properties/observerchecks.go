@@ -1,0 +1,42 @@
+package properties
+
+import "strings"
+
+// The session's observers: what the harness promises whoever watches its log (Session.Append's
+// doc; spec, revisions: "Observers may call back").
+
+// checkObserversShownEveryEvent: a session observer is shown every event the session logs, once,
+// in log order, from the moment it was attached; by the time the run is over, the last one too
+// (unless the run did not complete, or the incarnation died: a crash may cut a delivery short).
+func checkObserversShownEveryEvent(x *index, v *violations) {
+	for i, o := range x.run.Trace.Observed {
+		next := o.FromSeq + 1
+		broken := false
+		for _, seq := range o.Shown {
+			if seq != next {
+				v.add(seq, x.timeOf(seq), "incarnation %d's session observer was shown event %d when event %d was the next it had not seen: an observer is shown every event once, in log order", i+1, seq, next)
+				broken = true
+				break
+			}
+			next++
+		}
+		if !broken && o.Up && len(x.run.Trace.Findings) == 0 && next <= int64(len(x.run.Log)) {
+			v.add(next, x.timeOf(next), "the run ended with events %d to %d never shown to the session observer of incarnation %d: an observer is shown each event before its append returns", next, len(x.run.Log), i+1)
+		}
+	}
+}
+
+// checkObserverPanicReported: a session observer that panics is contained, and its panic is
+// reported as agent/error in that instant, naming what it panicked with (the turn still settles:
+// turn-settled holds that).
+func checkObserverPanicReported(x *index, v *violations) {
+	for _, p := range x.run.Trace.ObserverPanics {
+		reported := false
+		for _, e := range x.run.Trace.AgentErrors {
+			reported = reported || (e.AtMs == p.AtMs && strings.Contains(e.Err, p.Value))
+		}
+		if !reported {
+			v.add(p.Seq, p.AtMs, "a session observer panicked on event %d (%q), and no agent/error reported it", p.Seq, p.Value)
+		}
+	}
+}
