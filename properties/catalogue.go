@@ -25,6 +25,7 @@ var catalogue = []Property{
 	{"unstarted-get-synthetic", "a call the abort kept from starting gets tool/call and the synthetic TOOL_ABORTED_BEFORE_DISPATCH result, and only such a call does", checkUnstartedGetSynthetic},
 	{"results-in-model-order", "tool results are committed in the order the model asked for the calls, however they finish", checkResultsInModelOrder},
 	{"pool-limit", "at most maxParallelToolCalls parallel calls run at once, and an exclusive call runs alone", checkPoolLimit},
+	{"pool-rolls", "the tool pool rolls: a call starts in the very instant a slot frees for it (a parallel one beside fewer than maxParallelToolCalls parallel calls and no exclusive one, an exclusive one alone), never later", checkPoolRolls},
 	{"tool-context-cancelled", "a tool's context is cancelled with its step: a call that honours it stops at the instant of the cancel", checkToolContextCancelled},
 	{"no-truncated-calls", "a tool call in an answer cut off at max-tokens is never executed", checkNoTruncatedCalls},
 	{"failure-recorded-faithfully", "the failure llm/retry and an error turn/end record is the one the provider sent, however wrapped: its code, its status, and its Retry-After when usable, and none when not", checkFailureRecordedFaithfully},

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/turnsim/turnsim/harness"
@@ -295,4 +296,75 @@ func checkToolContextCancelled(x *index, v *violations) {
 			v.add(0, c.AtMs, "call %s honours cancellation and was running when its turn was cancelled at +%.3fs, yet ran on to +%.3fs", run.CallID, float64(c.AtMs)/1000, float64(run.EndMs)/1000)
 		}
 	}
+}
+
+// checkPoolRolls is pool-limit's other half: the pool rolls. A parallel call starts a rolling
+// pool over the following parallel calls, at most maxParallelToolCalls in flight (spec, tool
+// execution), so a call never waits while it could run: the next call, in the model's order,
+// starts in the very instant a slot frees for it (a parallel one: no exclusive call running and
+// fewer than the limit in flight; an exclusive one: nothing running). A call that never started
+// (cancelled, or the executor stopped) is not judged.
+func checkPoolRolls(x *index, v *violations) {
+	limit := x.poolLimit()
+	steps := map[[2]int][]ToolRun{}
+	for _, r := range x.run.Trace.Tools {
+		key := [2]int{r.Turn, r.Step}
+		steps[key] = append(steps[key], r)
+	}
+	for key, runs := range steps {
+		slices.SortFunc(runs, func(a, b ToolRun) int { return cmp.Compare(a.StartOrder, b.StartOrder) })
+		// The step's calls in the model's order, as dispatched: a call that never ran (an unknown
+		// tool's) still takes its turn, alone, so only a call that follows the previous run
+		// directly in that order is judged against it.
+		var order []string
+		if s := x.turns[key[0]]; s != nil && s.steps[key[1]] != nil {
+			for _, c := range s.steps[key[1]].calls {
+				order = append(order, c.data.CallID)
+			}
+		}
+		for i := 1; i < len(runs); i++ {
+			at := slices.Index(order, runs[i].CallID)
+			if at < 1 || order[at-1] != runs[i-1].CallID {
+				continue
+			}
+			if readyMs, ok := slotFreed(runs[:i], runs[i], limit); ok && readyMs < runs[i].StartMs {
+				v.add(0, runs[i].StartMs, "turn %d step %d: call %s started at +%dms, though a slot was free for it from +%dms (limit %d): the pool did not roll", runs[i].Turn, runs[i].Step, runs[i].CallID, runs[i].StartMs, readyMs, limit)
+			}
+		}
+	}
+}
+
+// slotFreed is the first instant, from the start of the call before r on, at which r could run
+// beside the calls started before it (before), and whether there is one before r started.
+func slotFreed(before []ToolRun, r ToolRun, limit int) (int64, bool) {
+	// The starts and ends of the calls before r, from the last one's start on, in the order
+	// they happened.
+	type change struct {
+		order, atMs int64
+	}
+	from := before[len(before)-1].StartOrder
+	changes := []change{{from, before[len(before)-1].StartMs}}
+	for _, o := range before {
+		if o.EndOrder > from && o.EndOrder < r.StartOrder {
+			changes = append(changes, change{o.EndOrder, o.EndMs})
+		}
+	}
+	slices.SortFunc(changes, func(a, b change) int { return cmp.Compare(a.order, b.order) })
+	for _, c := range changes {
+		parallel, exclusive := 0, 0
+		for _, o := range before {
+			if o.StartOrder <= c.order && (o.EndOrder < 0 || o.EndOrder > c.order) {
+				if o.Parallel {
+					parallel++
+				} else {
+					exclusive++
+				}
+			}
+		}
+		free := parallel+exclusive == 0 || (r.Parallel && exclusive == 0 && parallel < limit)
+		if free {
+			return c.atMs, true
+		}
+	}
+	return 0, false
 }
