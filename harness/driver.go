@@ -75,14 +75,24 @@ func (a *Agent) drive() {
 	inTurn := false // runTurn runs unlocked; a runtime.Goexit (or a panic) in it skips the rest
 	defer func() {
 		if inTurn {
-			// The turn settled (runTurn's deferred turn/end); the phase ends as after any turn
-			// that stops the loop, so that the agent goes idle and WhenIdle returns. Not when the
-			// loop itself panicked holding the lock: that is a harness bug, and must surface.
+			// The turn settled (runTurn's deferred turn/end), and this goroutine is ending (a
+			// runtime.Goexit, or a panic on its way up). The loop cannot go on here, so a new
+			// driver serves what it would have served, by the loop's own rules: after a turn that
+			// took a message or was woken while it ran, pending work starts another turn (else a
+			// send made while the turn failed would wait for the next one). Otherwise the phase
+			// ends as after any turn that stops the loop, so that the agent goes idle and WhenIdle
+			// returns. Not when the loop itself panicked holding the lock: that is a harness bug,
+			// and must surface.
 			a.mu.Lock()
 			a.lastTurn = a.session.lastTurn() // its turn/start, if written, counts
-			replay := a.endPhaseLocked()
+			goOn := !a.disposed && a.phaseCtx.Err() == nil && (a.claimedInTurn > 0 || a.wokenInTurn) && a.inbox.hasPending()
+			if goOn {
+				a.newPhaseLocked(phaseRunning)
+			} else {
+				goOn = a.endPhaseLocked()
+			}
 			a.mu.Unlock()
-			if replay {
+			if goOn {
 				a.runtime.Go("driver", a.drive)
 			}
 		}

@@ -18,7 +18,8 @@ import (
 // goes idle and serves the next message.
 
 // scriptedAnswers is a provider whose calls follow a script: "goexit" ends the calling
-// goroutine, "call" asks for the tool "exit", anything else answers with that text.
+// goroutine ("send-goexit" after calling steer), "call" asks for the tool "exit", anything else
+// answers with that text.
 type scriptedAnswers struct {
 	mu     sync.Mutex
 	script []string
@@ -35,6 +36,9 @@ func (p *scriptedAnswers) Stream(context.Context, Request) (Stream, error) {
 	p.mu.Unlock()
 	switch next {
 	case "goexit":
+		runtime.Goexit()
+	case "send-goexit":
+		p.steer()
 		runtime.Goexit()
 	case "steer":
 		p.steer()
@@ -110,6 +114,36 @@ func TestGoexitInATurnSettlesItAsFailed(t *testing.T) {
 	require.Len(t, errs, 1)
 	assert.Equal(t, "turn", errs[0].Source)
 	assert.ErrorIs(t, errs[0].Err, errGoexit)
+}
+
+// A message sent while a turn ends by runtime.Goexit is served as after any failed turn that took
+// a message: the next turn starts at once, in a new driver. Before, the ending goroutine took the
+// loop with it, and the message waited, queued, for the next send (work-left-served found it).
+func TestGoexitInATurnLeavesNoMessageWaiting(t *testing.T) {
+	var a *Agent
+	provider := &scriptedAnswers{script: []string{"send-goexit", "served"}}
+	provider.steer = func() {
+		_, err := a.Followup("meanwhile")
+		assert.NoError(t, err)
+	}
+	a, err := New(Config{Provider: provider})
+	require.NoError(t, err)
+	_, err = a.Followup("hello")
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, a.WhenIdle(ctx))
+	events := a.Session().Events()
+	require.NoError(t, ValidateLog(events))
+	assert.Equal(t, []string{
+		"user/message", "inbox/push", "turn/start", "step/start", "inbox/claim", "user/message", "inbox/push", "step/end", "turn/end",
+		"turn/start", "step/start", "inbox/claim", "assistant/chunk", "assistant/chunk", "assistant/message", "step/end", "turn/end",
+	}, types(events))
+	assert.Equal(t, EndError, events[8].Data.(TurnEnd).Reason.Kind)
+	claim := events[11].Data.(InboxClaim)
+	assert.Equal(t, 2, claim.Turn)
+	assert.Equal(t, events[5].Data.(UserMessage).Message.ID, claim.MessageID, "turn 2 serves the message sent during turn 1")
+	assert.Equal(t, EndCompleted, events[len(events)-1].Data.(TurnEnd).Reason.Kind)
 }
 
 // A tool that ends its goroutine by runtime.Goexit gets a TOOL_PANIC result, and the turn goes

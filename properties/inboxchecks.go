@@ -190,6 +190,11 @@ func (x *index) closeRefusedAt(n int) (int64, bool) {
 // the inbox replayed from the log's pushes, claims and clears until the first event whose seq is
 // seq or more.
 func (x *index) pendingAt(seq int64) int {
+	return x.inboxAt(seq).pending()
+}
+
+// inboxAt is the inbox just before the event at seq, replayed from the log as pendingAt does.
+func (x *index) inboxAt(seq int64) inbox {
 	b := inbox{}
 	for _, e := range x.run.Log {
 		if e.Seq >= seq {
@@ -204,7 +209,7 @@ func (x *index) pendingAt(seq int64) int {
 			b.remove(d.Lane, d.MessageID)
 		}
 	}
-	return b.pending()
+	return b
 }
 
 // wakingPushes returns the seqs of the followup and steer pushes in (after, before), in log
