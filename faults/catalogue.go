@@ -129,7 +129,7 @@ var catalogueTable = [...]Fault{
 	{CancelUser, GroupUser, "Cancel with cause user at any time, with or without keepInbox"},
 	{CancelParent, GroupUser, "Cancel with cause parent at any time, with or without keepInbox"},
 	{CancelHook, GroupUser, "Cancel with cause hook (and a reason) at any time, with or without keepInbox"},
-	{Dispose, GroupUser, "Dispose at any time: cause disposed, inbox kept, no turn after it"},
+	{Dispose, GroupUser, "Dispose at any time, or Cancel with cause disposed (clearing the inbox unless keepInbox): no turn after it"},
 	{PluginEnd, GroupHost, "the llm-retry plugin's lifetime ends: its waits stop, failures go down the waterfall"},
 	{AppendRefused, GroupHost, "the session store refuses every append for a while (infrastructure failure)"},
 	{Crash, GroupHost, "the agent's process dies at any scheduling point or inside an append (before or after its line is written) and restarts from the durable log"},

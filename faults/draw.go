@@ -468,7 +468,13 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 		}
 	}
 	if d.hasAt(disposeAt) {
-		actions = append(actions, Action{AtMs: at(), Kind: ActDispose, Fault: Dispose})
+		a := Action{AtMs: at(), Kind: ActDispose, Fault: Dispose}
+		if d.rng.Float64() < 0.5 {
+			// The other way to dispose: Cancel with cause disposed, which also clears the inbox
+			// unless keepInbox.
+			a.Kind, a.Cause, a.KeepInbox = ActCancel, harness.CauseDisposed, d.rng.Float64() < 0.5
+		}
+		actions = append(actions, a)
 	}
 	if d.hasAt(pluginEndAt) {
 		actions = append(actions, Action{AtMs: at(), Kind: ActPluginEnd, Fault: PluginEnd})

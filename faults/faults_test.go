@@ -110,7 +110,7 @@ func TestPlanValidationNamesTheField(t *testing.T) {
 		"goexit":           {func(p *Plan) { p.Answers[0].Goexit = true }, "answers[0]: goexit"},
 		"nilStream":        {func(p *Plan) { p.Answers[0].NilStream = true }, "answers[0]: nilStream"},
 		"action kind":      {func(p *Plan) { p.Actions[0].Kind = "shout" }, `actions[0]: kind "shout"`},
-		"cancel cause":     {func(p *Plan) { p.Actions[1].Cause = "disposed" }, "actions[1]: cancel cause"},
+		"cancel cause":     {func(p *Plan) { p.Actions[1].Cause = "shutdown" }, "actions[1]: cancel cause"},
 		"action time":      {func(p *Plan) { p.Actions[0].AtMs = -1 }, "actions[0]: atMs"},
 		"refusal window":   {func(p *Plan) { p.Refusals = []Window{{FromMs: 5, UntilMs: 1}} }, "refusals[0]"},
 		"compactionBudget": {func(p *Plan) { p.CompactionBudget = -2 }, "compactionBudget"},

@@ -446,8 +446,8 @@ func (a Action) validate() error {
 // validCause refuses a cancel cause the plan cannot play.
 func validCause(cause string) error {
 	switch cause {
-	case harness.CauseUser, harness.CauseParent, harness.CauseHook:
+	case harness.CauseUser, harness.CauseParent, harness.CauseHook, harness.CauseDisposed:
 		return nil
 	}
-	return fmt.Errorf("cancel cause %q is not user, parent or hook (dispose has its own kind)", cause)
+	return fmt.Errorf("cancel cause %q is not user, parent, hook or disposed", cause)
 }

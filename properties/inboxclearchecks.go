@@ -62,7 +62,7 @@ func checkInboxClearExact(x *index, v *violations) {
 	}
 	explained := map[int64]bool{} // the seqs of the clears a cancel explains
 	for _, c := range x.run.Trace.Cancels {
-		if c.Down || c.KeepInbox || c.Kind == pluginEnd || c.Kind == harness.CauseDisposed {
+		if c.Down || c.KeepInbox || c.Kind == pluginEnd {
 			continue
 		}
 		queued := x.queuedAt(c.SeqAt)

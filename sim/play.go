@@ -471,6 +471,8 @@ func (w *world) perform(action int, a *faults.Action) {
 		case faults.ActDispose:
 			c.Kind, c.KeepInbox = harness.CauseDisposed, true
 			w.disposed = true
+		case faults.ActCancel:
+			w.disposed = w.disposed || a.Cause == harness.CauseDisposed // a cancel with cause disposed disposes
 		case faults.ActPluginEnd:
 			c.Kind = "plugin-end"
 		}
