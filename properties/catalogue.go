@@ -28,7 +28,7 @@ var catalogue = []Property{
 	{"pool-rolls", "the tool pool rolls: a call starts in the very instant a slot frees for it (a parallel one beside fewer than maxParallelToolCalls parallel calls and no exclusive one, an exclusive one alone), never later", checkPoolRolls},
 	{"tool-context-cancelled", "a tool's context is cancelled with its step: a call that honours it stops at the instant of the cancel", checkToolContextCancelled},
 	{"no-truncated-calls", "a tool call in an answer cut off at max-tokens is never executed", checkNoTruncatedCalls},
-	{"failure-recorded-faithfully", "the failure llm/retry and an error turn/end record is the one the provider sent, however wrapped: its code, its status, and its Retry-After when usable, and none when not", checkFailureRecordedFaithfully},
+	{"failure-recorded-faithfully", "the failure llm/retry and an error turn/end record is the one the provider sent, however wrapped: its code, its status, and its Retry-After when usable, and none when not; for a plain error, the error and each of its causes once (ErrorChain)", checkFailureRecordedFaithfully},
 	{"durable-before-wait", "llm/retry is written before its backoff wait begins, at the failure instant, for the delay it records", checkDurableBeforeWait},
 	{"retry-started-on-time", "llm/retry-started comes exactly delayMs after its llm/retry, and only when the wait ran out uncancelled", checkRetryStartedOnTime},
 	{"delay-within-cap", "every delay llm-retry waits is finite, ≥ 0 and at most the strategy's cap (the seed's: maxDelay), whatever the strategy", checkDelayWithinCap},

@@ -372,6 +372,8 @@ func faithful(recorded harness.Failure, sent Request) string {
 		return fmt.Sprintf("recorded Retry-After %g ms, but the provider sent %g ms", recorded.ProviderRetryAfterMs, sent.RetryAfterMs)
 	case sent.FailStatus >= 100 && sent.FailStatus <= 599 && recorded.Status != sent.FailStatus:
 		return fmt.Sprintf("recorded status %d, but the provider sent %d", recorded.Status, sent.FailStatus)
+	case sent.FailText != "" && recorded.Message != sent.FailText:
+		return fmt.Sprintf("recorded message %q, but the error the provider returned reads, with its causes, %q", recorded.Message, sent.FailText)
 	}
 	return ""
 }

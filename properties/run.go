@@ -160,6 +160,9 @@ type Request struct {
 	RetryAfterMs float64
 	// FailStatus is the HTTP status the failure was sent with (0: none).
 	FailStatus int
+	// FailText is, for a plain error (not a Failure), the line the harness must record as its
+	// message: the error and each of its causes once, outermost first ("" for any other answer).
+	FailText string
 	// Goexit is whether the provider ended the calling goroutine by runtime.Goexit (EndMs is
 	// then when it did).
 	Goexit bool

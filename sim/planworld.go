@@ -104,8 +104,11 @@ func (p *planProvider) Stream(ctx context.Context, request harness.Request) (har
 	record := p.newRequestRecord(request, answer)
 	switch {
 	case answer.Goexit: // no answer at all: the goroutine ends (Request.Goexit)
-	case answer.Fail != nil && answer.Fail.Plain, answer.NilStream:
-		// A plain error, or neither a stream nor an error: the harness has no code for it.
+	case answer.Fail != nil && answer.Fail.Plain:
+		// A plain error: the harness has no code for it, and records its chain of causes.
+		record.Failed, record.FailCode, record.FailText = true, harness.CodeUnknown, plainErrorText(answer.Fail.Message)
+	case answer.NilStream:
+		// Neither a stream nor an error: the harness has no code for it either.
 		record.Failed, record.FailCode = true, harness.CodeUnknown
 	case answer.Fail != nil:
 		record.Failed, record.FailCode, record.RetryAfterMs = true, answer.Fail.Code, answer.Fail.RetryAfterMs
@@ -312,7 +315,7 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 // failureError builds the error a provider returns for a planned failure.
 func (p *planProvider) failureError(f faults.Fail) error {
 	if f.Plain {
-		return fmt.Errorf("%s: %w", f.Message, io.ErrUnexpectedEOF)
+		return &opaqueError{message: f.Message, cause: &wrappedCause{op: "read", err: syscall.ECONNRESET}}
 	}
 	var cause error
 	if f.CauseChain {
@@ -350,6 +353,22 @@ type wrappedCause struct {
 
 func (e *wrappedCause) Error() string { return e.op + " failed" }
 func (e *wrappedCause) Unwrap() error { return e.err }
+
+// opaqueError is a plain error whose message does not repeat its cause, as many a library's
+// does not: only the chain of causes tells the whole story.
+type opaqueError struct {
+	message string
+	cause   error
+}
+
+func (e *opaqueError) Error() string { return e.message }
+func (e *opaqueError) Unwrap() error { return e.cause }
+
+// plainErrorText is the line the harness must record for the plain error failureError returns
+// for message: the error and each of its causes once, outermost first (spec: ErrorChain).
+func plainErrorText(message string) string {
+	return message + ": read failed: " + syscall.ECONNRESET.Error()
+}
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 
