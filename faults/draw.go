@@ -191,6 +191,9 @@ func (d *drawer) drawPlan() Plan {
 	if d.hasAt(slowCompactionAt) {
 		plan.CompactionBudget = max(plan.CompactionBudget, int(d.between(1, 2)))
 		plan.CompactionDelayMs = d.between(50, 5_000)
+		if rng.Float64() < 0.5 {
+			plan.CompactionFailures = int(d.between(1, 2))
+		}
 	}
 	if d.hasAt(callIDReuseAt) {
 		refusals = append(refusals, d.unansweredCalls(plan.HorizonMs))

@@ -19,10 +19,14 @@ type Plan struct {
 	CompactionBudget int `json:"compactionBudget"`
 	// CompactionDelayMs is how long the compaction handler deliberates over a failure it may
 	// answer before it decides (the slow-compaction fault); 0: at once.
-	CompactionDelayMs int64    `json:"compactionDelayMs,omitempty"`
-	HorizonMs         int64    `json:"horizonMs"`
-	Answers           []Answer `json:"answers"`
-	Actions           []Action `json:"actions"`
+	CompactionDelayMs int64 `json:"compactionDelayMs,omitempty"`
+	// CompactionFailures is how many of the deliberating compaction handler's first decisions
+	// fail: it returns an error (and a retry, which the error must cancel). It needs a
+	// CompactionDelayMs.
+	CompactionFailures int      `json:"compactionFailures,omitempty"`
+	HorizonMs          int64    `json:"horizonMs"`
+	Answers            []Answer `json:"answers"`
+	Actions            []Action `json:"actions"`
 	// Refusals are windows of virtual time during which the session store refuses every append.
 	Refusals []Window `json:"refusals,omitempty"`
 	// HarnessDefaults builds the agent with the harness's own defaults (no retry policy, no pool
@@ -279,6 +283,10 @@ func (p Plan) Validate() error {
 		return fmt.Errorf("faults: plan: compactionBudget %d is negative", p.CompactionBudget)
 	case p.CompactionDelayMs < 0 || p.CompactionDelayMs > DurationMsMax:
 		return fmt.Errorf("faults: plan: compactionDelayMs %d is outside [0, %d]", p.CompactionDelayMs, DurationMsMax)
+	case p.CompactionFailures < 0 || p.CompactionFailures > EntriesMax:
+		return fmt.Errorf("faults: plan: compactionFailures %d is outside [0, %d]", p.CompactionFailures, EntriesMax)
+	case p.CompactionFailures > 0 && p.CompactionDelayMs == 0:
+		return fmt.Errorf("faults: plan: compactionFailures %d needs a compactionDelayMs: only the deliberating handler fails", p.CompactionFailures)
 	case !(p.PreemptRate >= 0 && p.PreemptRate <= 1):
 		return fmt.Errorf("faults: plan: preemptRate %g is outside [0, 1]", p.PreemptRate)
 	case p.HorizonMs < 0 || p.HorizonMs > HorizonMsMax:

@@ -19,6 +19,8 @@ var catalogue = []Property{
 	{"agent-error-emitted", "every turn that ends in error reports agent/error to the watchers, naming the step it failed in; a turn cancelled before it failed, or one that completes, reports no failure", checkAgentErrorEmitted},
 	{"observers-shown-every-event", "a session observer is shown every event the session logs, once, in log order, from when it was attached; by the end of the run, the last one too", checkObserversShownEveryEvent},
 	{"observer-panic-reported", "a session observer that panics is contained, and its panic is reported as agent/error in that instant", checkObserverPanicReported},
+	{"handler-failure-reported", "a request-error handler that fails is reported as agent/error in that instant, naming its turn, step and error", checkHandlerFailureReported},
+	{"handler-failure-gives-no-retry", "a request-error handler that fails gives no retry: its step is sent again only when llm-retry retries on its own", checkHandlerFailureGivesNoRetry},
 	{"tool-results-paired", "every tool/call has exactly one tool/result in its step", checkToolResultsPaired},
 	{"no-dispatch-after-cancel", "no tool call is dispatched for real once its turn was cancelled", checkNoDispatchAfterCancel},
 	{"drain-real-results", "a call that started runs to its end and its real result is committed, even when the turn is aborted", checkDrainRealResults},

@@ -40,3 +40,38 @@ func checkObserverPanicReported(x *index, v *violations) {
 		}
 	}
 }
+
+// checkHandlerFailureReported: a request-error handler that fails is reported to the watchers as
+// agent/error, in the instant it failed, naming the turn, the step and its error (the handler
+// contract: "A handler that returns an error gives no retry; the error is reported to watchers").
+func checkHandlerFailureReported(x *index, v *violations) {
+	for _, f := range x.run.Trace.HandlerFailures {
+		reported := false
+		for _, e := range x.run.Trace.AgentErrors {
+			reported = reported || (e.AtMs == f.AtMs && e.Turn == f.Turn && e.Step == f.Step && strings.Contains(e.Err, f.Err))
+		}
+		if !reported {
+			v.add(0, f.AtMs, "turn %d step %d: a request-error handler failed (%s), and no agent/error reported it", f.Turn, f.Step, f.Err)
+		}
+	}
+}
+
+// checkHandlerFailureGivesNoRetry: a handler that fails gives no retry, whatever it answered with
+// its error. The step's request is sent again only if the llm-retry plugin above it, once its
+// answer came back empty, retried on its own (an llm/retry for the step, from that instant on).
+func checkHandlerFailureGivesNoRetry(x *index, v *violations) {
+	for _, f := range x.run.Trace.HandlerFailures {
+		for _, q := range x.run.Trace.Requests {
+			if q.Turn != f.Turn || q.Step != f.Step || q.Attempt != f.Attempt+1 {
+				continue
+			}
+			retried := false
+			for _, r := range x.retries {
+				retried = retried || (r.data.Turn == f.Turn && r.data.Step == f.Step && r.timeMs >= f.AtMs && r.timeMs <= q.StartMs)
+			}
+			if !retried {
+				v.add(0, q.StartMs, "turn %d step %d: attempt %d was sent on the word of a request-error handler that failed (%s) at +%.3fs, with no llm/retry of its own", f.Turn, f.Step, q.Attempt, f.Err, float64(f.AtMs-x.run.StartMs)/1000)
+			}
+		}
+	}
+}

@@ -404,8 +404,8 @@ func checkAlwaysDefersDownstream(x *index, v *violations) {
 		return
 	}
 	for _, r := range x.retries {
-		if r.data.Failure.Code != harness.CodeContextWindowExceeded {
-			continue
+		if r.data.Failure.Code != harness.CodeContextWindowExceeded || x.handlerFailedAt(r.data.Turn, r.data.Step, r.timeMs) {
+			continue // a compaction that failed answered nothing: always mode retries on its own
 		}
 		failures := 0
 		for _, q := range x.run.Trace.Requests {
@@ -417,4 +417,14 @@ func checkAlwaysDefersDownstream(x *index, v *violations) {
 			v.add(r.seq, r.timeMs, "always mode retried CONTEXT_WINDOW_EXCEEDED itself (failure %d of the step) while compaction still had budget %d", failures, x.run.CompactionBudget)
 		}
 	}
+}
+
+// handlerFailedAt reports whether a request-error handler failed over the step's failure at atMs.
+func (x *index) handlerFailedAt(turn, step int, atMs int64) bool {
+	for _, f := range x.run.Trace.HandlerFailures {
+		if f.Turn == turn && f.Step == step && f.AtMs == atMs {
+			return true
+		}
+	}
+	return false
 }

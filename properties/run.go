@@ -81,6 +81,16 @@ type Trace struct {
 	Observed []Observed
 	// ObserverPanics are the panics the world's observer raised on purpose (observer-callback).
 	ObserverPanics []ObserverPanic
+	// HandlerFailures are the decisions of the world's request-error handlers that failed: each
+	// returned an error (with a retry, which the error must cancel).
+	HandlerFailures []HandlerFailure
+}
+
+// HandlerFailure is a request-error handler failing over the failed attempt Attempt of a step.
+type HandlerFailure struct {
+	AtMs                int64
+	Turn, Step, Attempt int
+	Err                 string
 }
 
 // Observed is what a session observer was shown in one incarnation: it was attached when the

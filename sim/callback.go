@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/turnsim/turnsim/faults"
@@ -53,12 +54,17 @@ func (w *world) callBack(e harness.Event) {
 // deliberatingHandler is a request-error handler that thinks before it decides: it waits
 // delayMs through the runtime (ended by the step's cancellation only, as a handler of the user's
 // would be) over a failure its inner handler may answer, then lets the inner one decide.
+// Its next *failures decisions fail: it returns an error, with a retry the error must cancel.
 type deliberatingHandler struct {
-	inner   harness.RequestErrorHandler
-	rt      harness.Runtime
-	tracer  *tracer
-	delayMs int64
+	inner    harness.RequestErrorHandler
+	rt       harness.Runtime
+	tracer   *tracer
+	delayMs  int64
+	failures *int
 }
+
+// errDeliberationFailed is what a failing decision of the deliberating handler returns.
+var errDeliberationFailed = errors.New("compaction fallback: the other model could not be reached")
 
 func (h *deliberatingHandler) HandleRequestError(req *harness.RequestError, next func() bool) (bool, error) {
 	if req.Failure.Code != harness.CodeContextWindowExceeded {
@@ -67,6 +73,11 @@ func (h *deliberatingHandler) HandleRequestError(req *harness.RequestError, next
 	h.tracer.strike(faults.SlowCompaction)
 	if err := h.rt.Sleep(ms(h.delayMs), req.Ctx); err != nil {
 		return false, nil
+	}
+	if *h.failures > 0 {
+		*h.failures--
+		h.tracer.handlerFailed(req, errDeliberationFailed)
+		return true, errDeliberationFailed
 	}
 	return h.inner.HandleRequestError(req, next)
 }

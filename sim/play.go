@@ -31,9 +31,12 @@ type world struct {
 	userTools *userTools
 	// compactionBudget is the budget of the compaction handler the agent runs with (0: none).
 	compactionBudget int
-	tracer           *tracer
-	store            *simStore // the current incarnation's
-	provider         *planProvider
+	// compactionFailures is how many of the deliberating compaction handler's decisions are
+	// still to fail (Plan.CompactionFailures), through every incarnation.
+	compactionFailures int
+	tracer             *tracer
+	store              *simStore // the current incarnation's
+	provider           *planProvider
 	// keepDurable is set when the plan crashes the agent: then the agent's log goes through the
 	// real file store (harness/filestore) to the simulated disk, and armed is a crash waiting for
 	// the next append of an agent task.
@@ -118,6 +121,7 @@ func newWorldWith(schedule Schedule, rt harness.Runtime, scheduler *sched.Schedu
 	s.lendTrace(t, w.provider)
 	w.tools = s.lendTools(parts.tools[:0], rt, t)
 	w.planned = countActions(schedule.Plan.Actions)
+	w.compactionFailures = schedule.Plan.CompactionFailures
 	t.aimer = newAimer(w)
 	w.keepDurable = scheduler != nil && w.planned.crashes // only the scheduler can crash the agent
 	if w.keepDurable {
@@ -351,7 +355,7 @@ func (w *world) startIncarnation(history *harness.ValidatedHistory, log *filesto
 		parts.compaction = harness.CompactionHandler{BudgetPerStep: plan.CompactionBudget}
 		var compaction harness.RequestErrorHandler = &parts.compaction
 		if plan.CompactionDelayMs > 0 {
-			parts.deliberating = deliberatingHandler{inner: compaction, rt: rt, tracer: t, delayMs: plan.CompactionDelayMs}
+			parts.deliberating = deliberatingHandler{inner: compaction, rt: rt, tracer: t, delayMs: plan.CompactionDelayMs, failures: &w.compactionFailures}
 			compaction = &parts.deliberating
 		}
 		parts.handlers[0] = compaction // the harness copies the list

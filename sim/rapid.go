@@ -171,6 +171,7 @@ func (d *planDraw) plan() faults.Plan {
 	if d.on[faults.SlowCompaction] {
 		plan.CompactionBudget = max(plan.CompactionBudget, d.count("slow compaction budget", 1, 2))
 		plan.CompactionDelayMs = d.between("compactionDelayMs", 50, 5_000)
+		plan.CompactionFailures = d.count("compactionFailures", 0, 2)
 	}
 	if d.on[faults.Preemption] {
 		plan.PreemptRate = float64(d.count("preempt rate tenths", 1, 10)) / 10

@@ -247,7 +247,12 @@ func smallerNumbers(s Schedule) []Schedule {
 	}
 	if s.Plan.CompactionDelayMs > 0 {
 		c := cloneSchedule(s)
-		c.Plan.CompactionDelayMs = 0 // a handler that decides at once: slow-compaction off
+		c.Plan.CompactionDelayMs, c.Plan.CompactionFailures = 0, 0 // a handler that decides at once: slow-compaction off
+		out = append(out, c)
+	}
+	if s.Plan.CompactionFailures > 0 {
+		c := cloneSchedule(s)
+		c.Plan.CompactionFailures = 0
 		out = append(out, c)
 	}
 	if s.Plan.PreemptRate > 0 {

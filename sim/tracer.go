@@ -143,6 +143,14 @@ func (t *tracer) agentError(e harness.AgentError, seqAt int64) {
 	t.mu.Unlock()
 }
 
+// handlerFailed records that a request-error handler of the world's failed with err over req.
+func (t *tracer) handlerFailed(req *harness.RequestError, err error) {
+	failure := properties.HandlerFailure{AtMs: t.nowMs(), Turn: req.Turn, Step: req.Step, Attempt: req.Attempt, Err: err.Error()}
+	t.mu.Lock()
+	t.trace.HandlerFailures = append(t.trace.HandlerFailures, failure)
+	t.mu.Unlock()
+}
+
 // shownBuffered is the room an incarnation's record of the events its observer was shown starts
 // with: a session usually logs a few dozen.
 const shownBuffered = 32
