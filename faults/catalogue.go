@@ -139,7 +139,7 @@ var catalogueTable = [...]Fault{
 	{SendCancelRace, GroupUser, "a waking send and a cancel without keepInbox in the same virtual instant, from two tasks, in either order"},
 	{SlowCompaction, GroupHost, "the compaction handler takes 50 ms to 5 s to decide, as a fallback to another model would: the llm-retry plugin may be disposed meanwhile; half the time its first decisions fail with an error"},
 	{WrappedFailure, GroupProvider, "a provider failure wrapped in one or two other errors (fmt.Errorf %w, errors.Join): classified through the wrapping, its code, status and Retry-After recorded as sent"},
-	{StreamIgnoresCancel, GroupProvider, "a stream that ignores its cancelled context and keeps sending text, tool-call and finish chunks 0.1 to 2 s apart: the harness must stop at the cancellation"},
+	{StreamIgnoresCancel, GroupProvider, "a stream that ignores its cancelled context and keeps sending text, tool-call and finish chunks 0.1 to 2 s apart, and takes as long again to end: the harness must stop at the cancellation"},
 	{PowerLoss, GroupHost, "the machine loses power (at any scheduling point or inside an append): the process dies and the disk drops what was written but not synced, all of it or all but a torn first part"},
 	{ToolGoexit, GroupTools, "a tool call that ends its goroutine by runtime.Goexit, as t.FailNow in a test's tool does: a TOOL_PANIC result"},
 	{ProviderGoexit, GroupProvider, "the provider's Stream ends the calling goroutine by runtime.Goexit, as t.FailNow in a test's fake does: the turn ends error, the agent goes idle and serves the next message"},

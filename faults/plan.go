@@ -52,8 +52,9 @@ type Answer struct {
 	Calls        []Call         `json:"calls,omitempty"`
 	Finish       harness.Finish `json:"finish,omitempty"`
 	Fail         *Fail          `json:"fail,omitempty"`
-	// IgnoreCancel makes the stream ignore its context: every chunk (text, tool call, finish)
-	// takes ChunkDelayMs whether or not the step was cancelled, and still arrives.
+	// IgnoreCancel makes the stream ignore its context: every chunk (text, tool call, finish),
+	// and the stream's end after them, takes ChunkDelayMs whether or not the step was
+	// cancelled, and still arrives.
 	IgnoreCancel bool `json:"ignoreCancel,omitempty"`
 	// Goexit ends the goroutine calling the provider by runtime.Goexit (the provider-goexit
 	// fault) after Chunks text chunks ChunkDelayMs apart: in Stream itself when Chunks is 0, in
@@ -73,8 +74,9 @@ type Answer struct {
 	// DelaysMs are the waits before the answer's deliveries as a provider made them (a schedule
 	// derived from a production log carries them, so that its replay's chunks come when the
 	// incident's did): the i-th is the wait before the stream's i-th delivery (its text chunks,
-	// then its failure, or its calls and its finish), in place of ChunkDelayMs for a text chunk,
-	// a failure or an empty answer's finish, and where a call or a finish would come at once.
+	// then its failure, or its calls, its finish and the stream's end after it), in place of
+	// ChunkDelayMs for a text chunk, a failure or an empty answer's finish, and where a call, a
+	// finish or the end would come at once.
 	// Past its end, the answer waits as it would without it.
 	DelaysMs []int64 `json:"delaysMs,omitempty"`
 	// Wire, when set, sends the answer as bytes to a real adapter (see Wire); nil: the
@@ -339,8 +341,8 @@ func (a Answer) validate() error {
 		return fmt.Errorf("%d calls is more than %d", len(a.Calls), CallsMax)
 	case len(a.Texts) > a.Chunks:
 		return fmt.Errorf("%d texts for %d chunks", len(a.Texts), a.Chunks)
-	case len(a.DelaysMs) > a.Chunks+len(a.Calls)+1:
-		return fmt.Errorf("%d delays for %d deliveries (chunks, calls and the end)", len(a.DelaysMs), a.Chunks+len(a.Calls)+1)
+	case len(a.DelaysMs) > a.Chunks+len(a.Calls)+2:
+		return fmt.Errorf("%d delays for %d deliveries (chunks, calls, the finish and the stream's end)", len(a.DelaysMs), a.Chunks+len(a.Calls)+2)
 	}
 	for i, d := range a.DelaysMs {
 		if d < 0 || d > DurationMsMax {

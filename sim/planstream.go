@@ -17,16 +17,21 @@ import (
 
 // produceIgnoringCancel streams an answer of the stream-ignores-cancel fault: every chunk, text,
 // tool call or finish, takes ChunkDelayMs on a sleep no context can end, and then arrives,
-// cancelled or not. The harness must stop at the cancellation itself.
+// cancelled or not; so does the stream's end (io.EOF) after its finish, as a body still being
+// read to its close does. The harness must stop at the cancellation itself, up to the answer's
+// last read.
 func (s *planStream) produceIgnoringCancel() (harness.Chunk, error) {
 	a := s.answer
 	i := s.next
 	s.next++
-	if i > a.Chunks+len(a.Calls) {
+	if i > a.Chunks+len(a.Calls)+1 {
 		return harness.Chunk{}, io.EOF
 	}
 	if err := s.provider.runtime.Sleep(delayBefore(a, i)); err != nil { // no context: cancellation cannot end it
 		return harness.Chunk{}, err
+	}
+	if i == a.Chunks+len(a.Calls)+1 {
+		return harness.Chunk{}, io.EOF
 	}
 	if i == 0 {
 		s.provider.tracer.strike(a.Fault) // its first chunk arrives: the stream is under way

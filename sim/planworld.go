@@ -258,6 +258,10 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 			s.provider.tracer.strike(a.Fault)
 		}
 		return harness.Chunk{Kind: harness.ChunkFinish, Finish: a.Finish}, nil
+	case i == a.Chunks+len(a.Calls)+1 && i < len(a.DelaysMs) && a.Fail == nil: // the end after a wait of its own
+		if err := s.sleep(ms(a.DelaysMs[i]), ctx); err != nil {
+			return harness.Chunk{}, err
+		}
 	}
 	return harness.Chunk{}, io.EOF
 }

@@ -101,7 +101,15 @@ func (d *deriver) aborted(i int, t harness.TurnEnd) {
 	} else if !exact {
 		d.note(e.Seq, "turn %d was aborted while tools drained: when the %s struck is not in the log; the replay's strikes at %d ms", t.Turn, cause.Kind, d.rel(atMs))
 	}
-	if stepEnd := d.events[i-1].Time; d.attempt != nil && stepEnd-atMs >= 2 {
+	stepEnd := d.events[i-1].Time
+	if a := d.attempt; d.cancel < 0 && a != nil && a.finish != nil && stepEnd-a.lastMs >= 2 {
+		// The answer had finished, no message followed, and the step ended later: the cancel
+		// struck while the stream took its time to end. When exactly is not in the log; the
+		// replay's strikes right after the finish.
+		atMs = a.lastMs + 1
+		d.note(e.Seq, "turn %d was aborted after its answer finished and before its stream ended: the replay's %s strikes at %d ms", t.Turn, cause.Kind, d.rel(atMs))
+	}
+	if d.attempt != nil && stepEnd-atMs >= 2 {
 		d.cutLate(atMs, stepEnd, e.Seq)
 	}
 	d.cutAttempt(atMs, e.Seq)

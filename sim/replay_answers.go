@@ -91,6 +91,12 @@ func (d *deriver) completed(e harness.Event, m harness.AssistantMessage) error {
 	}
 	answer := d.streamed(a, nil)
 	answer.Finish = m.Finish
+	if closeMs := e.Time - a.lastMs; closeMs > 0 && a.finish != nil {
+		// The stream took closeMs to end after its finish (a body read to its close, as a stream
+		// that ignores cancellation does): the replay's waits as long before its end.
+		answer.DelaysMs = append(deliveryDelays(a, nil), min(closeMs, faults.DurationMsMax))
+	}
+	d.now = max(d.now, e.Time)
 	index := len(d.plan.Answers)
 	if d.step != nil {
 		d.step.answer, d.step.calls = index, map[string]*stepCall{}
@@ -176,7 +182,14 @@ func (d *deriver) cutAttempt(atMs, seq int64) {
 func (d *deriver) cutLate(cancelMs, endMs, seq int64) {
 	a := d.attempt
 	if a.finish != nil {
-		d.cutAttempt(cancelMs, seq)
+		// Its finish came, and its stream took until endMs to end, the cancellation
+		// notwithstanding: the replay's answer ends as late, and the cancel lands before it ends.
+		answer := d.streamed(a, nil)
+		answer.IgnoreCancel, answer.Finish = true, a.finish.Finish
+		answer.DelaysMs = deliveryDelays(a, &endMs) // an ignoring stream waits before each delivery
+		d.cutCalls(&answer, a)
+		d.note(seq, "the cancel at %d ms came after the request's finish, and its stream ended only at %d ms: the replay's ignores the cancellation as long, and writes no message", d.rel(cancelMs), d.rel(endMs))
+		d.appendAnswer(answer)
 		return
 	}
 	answer := d.streamed(a, &endMs)
@@ -214,15 +227,7 @@ const cutMarginMs = 1000
 // next is set, one more delivery (a text chunk, a failure, a finish) at *next.
 func (d *deriver) streamed(a *attempt, next *int64) faults.Answer {
 	answer := faults.Answer{Chunks: len(a.texts)}
-	prev := a.startMs
-	delays := make([]int64, 0, len(a.atMs)+1)
-	for _, at := range a.atMs {
-		delays = append(delays, min(max(at-prev, 0), faults.DurationMsMax))
-		prev = at
-	}
-	if next != nil {
-		delays = append(delays, min(max(*next-prev, 0), faults.DurationMsMax))
-	}
+	delays := deliveryDelays(a, next)
 	for i, t := range a.texts {
 		if t != partText(i+1) {
 			answer.Texts = a.texts
@@ -237,6 +242,21 @@ func (d *deriver) streamed(a *attempt, next *int64) faults.Answer {
 		answer.DelaysMs = delays
 	}
 	return answer
+}
+
+// deliveryDelays are the waits before each of the attempt's deliveries, and before one more at
+// *next when next is set.
+func deliveryDelays(a *attempt, next *int64) []int64 {
+	prev := a.startMs
+	delays := make([]int64, 0, len(a.atMs)+2)
+	for _, at := range a.atMs {
+		delays = append(delays, min(max(at-prev, 0), faults.DurationMsMax))
+		prev = at
+	}
+	if next != nil {
+		delays = append(delays, min(max(*next-prev, 0), faults.DurationMsMax))
+	}
+	return delays
 }
 
 // evenlyPaced reports whether ChunkDelayMs alone gives delays, as the world waits without

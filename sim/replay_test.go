@@ -19,7 +19,7 @@ var replayableFaults = []string{"rate-limit", "rate-limit-retry-after-below", "r
 // from the log's policyKey, and a zoo strategy's key is not one.
 func replayableSchedule(seed int64) Schedule {
 	s := NewSchedule(seed, replayableFaults)
-	s.Plan.CompactionBudget, s.Plan.CompactionDelayMs, s.Plan.Refusals = 0, 0, nil
+	s.Plan.CompactionBudget, s.Plan.CompactionDelayMs, s.Plan.CompactionFailures, s.Plan.Refusals = 0, 0, 0, nil
 	s.Plan.RetryStrategy = ""
 	for i := range s.Plan.Actions {
 		a := &s.Plan.Actions[i]
