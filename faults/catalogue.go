@@ -103,7 +103,7 @@ var catalogue = catalogueTable[:]
 
 var catalogueTable = [...]Fault{
 	{RateLimit, GroupProvider, "RATE_LIMIT (429) with no Retry-After: the local backoff applies"},
-	{RateLimitAfterBelow, GroupProvider, "RATE_LIMIT with a Retry-After below maxDelay: used exactly, no jitter"},
+	{RateLimitAfterBelow, GroupProvider, "RATE_LIMIT with a Retry-After below maxDelay, at times with a fraction of a millisecond: used exactly, no jitter"},
 	{RateLimitAfterEqual, GroupProvider, "RATE_LIMIT with a Retry-After equal to maxDelay: still used exactly"},
 	{RateLimitAfterAbove, GroupProvider, "RATE_LIMIT with a Retry-After above maxDelay: normal mode gives up, always mode backs off locally"},
 	{RetryAfterInvalid, GroupProvider, "RATE_LIMIT with a zero or negative Retry-After: ignored, and not recorded"},

@@ -318,7 +318,11 @@ func (d *drawer) shape(fault string) Answer {
 	case RateLimit:
 		return d.failure(fault, 0, rateLimit(0))
 	case RateLimitAfterBelow:
-		return d.failure(fault, 0, rateLimit(float64(d.between(1, max(maxDelay-1, 1)))))
+		hint := float64(d.between(1, max(maxDelay-1, 1)))
+		if maxDelay >= 2 {
+			hint += float64(d.rng.Intn(4)) / 4 // a Retry-After is used as given, fractions too
+		}
+		return d.failure(fault, 0, rateLimit(hint))
 	case RateLimitAfterEqual:
 		return d.failure(fault, 0, rateLimit(d.policy.MaxDelayMs))
 	case RateLimitAfterAbove:

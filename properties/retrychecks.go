@@ -85,12 +85,14 @@ func checkRetryStartedOnTime(x *index, v *violations) {
 	}
 }
 
-// onTime reports whether a wait of gotMs honoured delayMs: exactly in the simulator (lateMs 0);
-// on real timers never early (beyond the millisecond the log's whole-ms times may shave off) and
-// at most lateMs late.
+// onTime reports whether a wait of gotMs honoured delayMs: exactly in the simulator (lateMs 0),
+// as far as whole-millisecond log times tell (a fractional delay, a provider's Retry-After used as
+// given, spans its floor or its ceiling, by where in its millisecond the wait began); on real
+// timers never early (beyond the millisecond the log's whole-ms times may shave off) and at most
+// lateMs late.
 func onTime(gotMs int64, delayMs float64, lateMs int64) bool {
 	if lateMs <= 0 {
-		return gotMs == int64(delayMs)
+		return float64(gotMs) == math.Floor(delayMs) || float64(gotMs) == math.Ceil(delayMs)
 	}
 	return gotMs >= int64(delayMs)-1 && gotMs <= int64(delayMs)+lateMs
 }
