@@ -97,6 +97,9 @@ const (
 // own declaration: the names above are one block).
 const ToolFailure = "tool-failure"
 
+// Maintenance is the host running maintenance (Agent.Maintain) while the agent is idle.
+const Maintenance = "maintenance"
+
 // catalogue is the table of faults as a slice; catalogueTable is the same table as an array, whose
 // length is a constant (faultCount) that sizes a drawer's table of rates.
 var catalogue = catalogueTable[:]
@@ -146,6 +149,7 @@ var catalogueTable = [...]Fault{
 	{CallIDReuse, GroupProvider, "the provider numbers tool call ids per answer (call-1, call-2, …), so later steps reuse earlier steps' ids, as many fakes and some providers do: ids are unique per step only. It shapes tool-call answers (and numbers every later one so), and the store refuses one tool/call or tool/result append, leaving calls unanswered, which a reused id must not pass off as answered"},
 	{ProviderNilStream, GroupProvider, "the provider's Stream returns neither a stream nor an error, as a buggy adapter or fake does: UNKNOWN, the turn ends error"},
 	{ToolFailure, GroupTools, "a tool call that returns its own *harness.ToolFailure (a name, a code, a message), bare or wrapped in one or two other errors (fmt.Errorf %w, errors.Join), as a user's tool does: the error result carries the ToolFailure's name, code and message"},
+	{Maintenance, GroupHost, "the host runs maintenance (work outside turns: Agent.Maintain) for 50 ms to 5 s while the agent is idle: a waking send meanwhile is latched, and served the moment it ends"},
 	{Preemption, GroupHost, "at the harness's preemption points (before it takes its lock, or reads what a cancel or a dispose changes) the running task gives way to another runnable one, at the swarm's rate"},
 	{CancelAtTimer, GroupUser, "a cancel, a dispose or the llm-retry plugin's end lands in the very instant a backoff wait, a tool's latency or a chunk's delay runs out: both are due together, in the order the seed draws"},
 	{CancelDuringTool, GroupUser, "a cancel (or a dispose) lands while a call of a chosen tool, or of any, runs: a drawn time into the call"},

@@ -540,6 +540,9 @@ func (d *drawer) drawActions(horizonMs int64) []Action {
 	for range d.between(0, 2) {
 		actions = append(actions, Action{AtMs: at(), Kind: ActWaitIdle})
 	}
+	for range count(maintenanceAt) {
+		actions = append(actions, Action{AtMs: at(), Kind: ActMaintain, DurationMs: d.between(50, 5_000), Fault: Maintenance})
+	}
 	actions = d.drawAimed(actions, horizonMs, &sends)
 	return byTime(actions)
 }

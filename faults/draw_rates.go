@@ -69,6 +69,7 @@ var (
 	powerLossAt             = cataloguePosition(PowerLoss)
 	observerCallbackAt      = cataloguePosition(ObserverCallback)
 	sendCancelRaceAt        = cataloguePosition(SendCancelRace)
+	maintenanceAt           = cataloguePosition(Maintenance)
 	// The aimed faults' (aim.go).
 	preemptionAt                 = cataloguePosition(Preemption)
 	cancelAtTimerAt              = cataloguePosition(CancelAtTimer)
@@ -181,44 +182,46 @@ func faultIndex(name string) int {
 		return 42
 	case ToolFailure:
 		return 43
-	case Preemption:
+	case Maintenance:
 		return 44
-	case CancelAtTimer:
+	case Preemption:
 		return 45
-	case CancelDuringTool:
+	case CancelAtTimer:
 		return 46
-	case DisposeBetweenCheckAndWait:
+	case CancelDuringTool:
 		return 47
-	case WakeDuringFailedTurn:
+	case DisposeBetweenCheckAndWait:
 		return 48
-	case PowerLossAfterCutBack:
+	case WakeDuringFailedTurn:
 		return 49
-	case WireRetryAfterMs:
+	case PowerLossAfterCutBack:
 		return 50
-	case WireRetryAfterSeconds:
+	case WireRetryAfterMs:
 		return 51
-	case WireRetryAfterDate:
+	case WireRetryAfterSeconds:
 		return 52
-	case WireRetryAfterJunk:
+	case WireRetryAfterDate:
 		return 53
-	case WireStatus:
+	case WireRetryAfterJunk:
 		return 54
-	case WireContextOverflow:
+	case WireStatus:
 		return 55
-	case WireQuota:
+	case WireContextOverflow:
 		return 56
-	case WireStreamError:
+	case WireQuota:
 		return 57
-	case WireMalformedEvent:
+	case WireStreamError:
 		return 58
-	case WireCut:
+	case WireMalformedEvent:
 		return 59
-	case WireStall:
+	case WireCut:
 		return 60
-	case WireFinishReason:
+	case WireStall:
 		return 61
-	case WireEmptyArguments:
+	case WireFinishReason:
 		return 62
+	case WireEmptyArguments:
+		return 63
 	}
 	return -1
 }

@@ -189,6 +189,8 @@ type Action struct {
 	// after AtMs, the bytes having reached it, and the crash, a power loss, strikes right after
 	// the store has cut its file back.
 	FailSync bool `json:"failSync,omitempty"`
+	// DurationMs (maintain): how long the maintenance work takes.
+	DurationMs int64 `json:"durationMs,omitempty"`
 }
 
 // Action kinds.
@@ -201,6 +203,9 @@ const (
 	ActPluginEnd = "plugin-end"
 	// ActWaitIdle starts a watcher that calls WhenIdle and records when it returns.
 	ActWaitIdle = "wait-idle"
+	// ActMaintain has the host run maintenance (Agent.Maintain) for DurationMs, in a task of
+	// its own, if the agent is idle then.
+	ActMaintain = "maintain"
 	// ActCrash kills the agent's process; the host restarts it from the durable log.
 	ActCrash = "crash"
 	// ActObserver arms a session observer that calls back into the agent (see Action.On).
@@ -414,6 +419,10 @@ func (a Action) validate() error {
 	}
 	switch a.Kind {
 	case ActFollowup, ActSteer, ActInject, ActDispose, ActPluginEnd, ActWaitIdle:
+	case ActMaintain:
+		if a.DurationMs < 0 || a.DurationMs > DurationMsMax {
+			return fmt.Errorf("maintain durationMs %d is outside [0, %d]", a.DurationMs, DurationMsMax)
+		}
 	case ActCrash:
 		switch {
 		case a.InAppend && a.Written != WrittenNone && a.Written != WrittenWhole && a.Written != WrittenTorn:

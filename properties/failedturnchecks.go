@@ -38,7 +38,7 @@ func checkFailedTurnWakeServed(x *index, v *violations) {
 		if pushSeq > t.endSeq {
 			dueMs, afterSeq = x.timeOf(pushSeq), pushSeq
 		}
-		if nextStartMs == dueMs || x.disposedBefore(afterSeq+1) || x.crashedAt(dueMs) || x.cancelledAt(dueMs, afterSeq) || x.turnStartRefusedAt(dueMs) {
+		if nextStartMs == dueMs || x.disposedBefore(afterSeq+1) || x.crashedAt(dueMs) || x.cancelledAt(dueMs, afterSeq) || x.turnStartRefusedAt(dueMs) || x.duringMaintenance(pushSeq) {
 			continue
 		}
 		v.add(pushSeq, dueMs, "turn %d failed before its first claim, a waking send came as it wound down (event %d), and no turn started at +%.3fs: the wake was lost", t.number, pushSeq, float64(dueMs-x.run.StartMs)/1000)
@@ -62,7 +62,7 @@ func checkUnopenedTurnWakeServed(x *index, v *violations) {
 				break
 			}
 		}
-		if pushSeq == 0 || x.disposedBefore(pushSeq+1) || x.crashedAt(r.AtMs) || x.cancelledAt(r.AtMs, pushSeq) || x.turnStartRefusedAfter(i) {
+		if pushSeq == 0 || x.disposedBefore(pushSeq+1) || x.crashedAt(r.AtMs) || x.cancelledAt(r.AtMs, pushSeq) || x.turnStartRefusedAfter(i) || x.duringMaintenance(pushSeq) {
 			continue
 		}
 		if !x.turnStartedAt(r.AtMs, pushSeq) {

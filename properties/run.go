@@ -81,9 +81,21 @@ type Trace struct {
 	Observed []Observed
 	// ObserverPanics are the panics the world's observer raised on purpose (observer-callback).
 	ObserverPanics []ObserverPanic
+	// Maintenance are the maintenance phases the host ran (Agent.Maintain), one per try.
+	Maintenance []Maintenance
 	// HandlerFailures are the decisions of the world's request-error handlers that failed: each
 	// returned an error (with a retry, which the error must cancel).
 	HandlerFailures []HandlerFailure
+}
+
+// Maintenance is a maintenance phase's work: from StartMs, when the log held StartSeq events,
+// until EndMs and EndSeq, when it ended (its time ran out, or a cancel ended it), just before the
+// phase did. Err is set, and the times -1, when Maintain refused to run (the agent was not idle,
+// or disposed).
+type Maintenance struct {
+	StartMs, StartSeq int64
+	EndMs, EndSeq     int64
+	Err               string
 }
 
 // HandlerFailure is a request-error handler failing over the failed attempt Attempt of a step.

@@ -234,8 +234,8 @@ func countActions(actions []faults.Action) plannedActions {
 			kind = a.Then // what it records, it records as the action it takes
 		case faults.ActCrash:
 			p.crashes = true
-		case faults.ActWaitIdle:
-			p.idleWaits = true
+		case faults.ActWaitIdle, faults.ActMaintain:
+			p.idleWaits = true // each runs in a watcher task the world waits for
 		case faults.ActAtTimer, faults.ActDuringTool, faults.ActAtSite:
 			p.aimed++
 			kind = a.Then // what it records, it records as what it does
@@ -512,6 +512,27 @@ func (w *world) perform(action int, a *faults.Action) {
 					tr.IdleReturns = append(tr.IdleReturns, properties.IdleReturn{AtMs: now, StartSeq: startSeq, SeqAt: seqAt, ToolsRunning: t.toolsRunning, Running: running})
 				})
 			}
+		})
+	case faults.ActMaintain:
+		if w.down {
+			return
+		}
+		w.watchers++
+		durationMs, fault := a.DurationMs, a.Fault
+		w.rt.Go("maintenance", func() {
+			defer w.watchersDone.Put(nil)
+			m := properties.Maintenance{StartMs: -1, EndMs: -1}
+			err := agent.Maintain(func(ctx context.Context) error {
+				t.strike(fault) // the agent was idle: the maintenance runs
+				m.StartMs, m.StartSeq = t.nowMs(), int64(agent.Session().Len())
+				err := w.rt.Sleep(ms(durationMs), ctx)
+				m.EndMs, m.EndSeq = t.nowMs(), int64(agent.Session().Len())
+				return err
+			})
+			if m.StartMs < 0 {
+				m.Err = err.Error() // the agent was not idle, or disposed: nothing ran
+			}
+			t.record(func(tr *properties.Trace) { tr.Maintenance = append(tr.Maintenance, m) })
 		})
 	case faults.ActAtTimer, faults.ActDuringTool, faults.ActAtSite:
 		if t.aimer != nil { // nil off the scheduler, where moments cannot be ordered

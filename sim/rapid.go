@@ -384,6 +384,9 @@ func (d *planDraw) actions(horizonMs int64) []faults.Action {
 	if d.on[faults.PowerLoss] {
 		kinds = append(kinds, crashPowerLoss)
 	}
+	if d.on[faults.Maintenance] {
+		kinds = append(kinds, faults.Maintenance)
+	}
 	actions := []faults.Action{{AtMs: 0, Kind: faults.ActFollowup, Text: "task 1"}}
 	for i := range d.count("extra actions", 0, rapidExtraActionsMax) {
 		kind := rapid.SampledFrom(kinds).Draw(d.t, "action")
@@ -402,6 +405,8 @@ func (d *planDraw) actions(horizonMs int64) []faults.Action {
 			}
 		case faults.Dispose:
 			a.Kind, a.Fault = faults.ActDispose, faults.Dispose
+		case faults.Maintenance:
+			a.Kind, a.Fault, a.DurationMs = faults.ActMaintain, faults.Maintenance, d.between("maintenance durationMs", 50, 5_000)
 		case faults.PluginEnd:
 			a.Kind, a.Fault = faults.ActPluginEnd, faults.PluginEnd
 		case crashAtPoint:

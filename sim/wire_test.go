@@ -20,7 +20,7 @@ func TestWithoutTheWire(t *testing.T) {
 		}
 	}
 	s := sim.NewSchedule(1, nil)
-	s.Plan.Answers[0].Wire = &faults.Wire{Protocol: faults.ProtocolOpenAI}
+	s.Plan.Answers[0] = faults.Answer{Chunks: 1, ChunkDelayMs: 10, Finish: "completed", Wire: &faults.Wire{Protocol: faults.ProtocolOpenAI}}
 	data, err := s.MarshalIndent()
 	require.NoError(t, err)
 	_, err = sim.ParseSchedule(data)
