@@ -98,23 +98,32 @@ func TestPlanValidationNamesTheField(t *testing.T) {
 		edit func(p *Plan)
 		says string
 	}{
-		"policy":           {func(p *Plan) { p.Policy.JitterRatio = 2 }, "jitterRatio"},
-		"pool":             {func(p *Plan) { p.MaxParallelToolCalls = -1 }, "maxParallelToolCalls"},
-		"horizon":          {func(p *Plan) { p.HorizonMs = -1 }, "horizonMs"},
-		"chunks":           {func(p *Plan) { p.Answers[0].Chunks = -1 }, "answers[0]: chunks"},
-		"finish":           {func(p *Plan) { p.Answers[0].Finish = "stop" }, "answers[0]: finish"},
-		"outcome":          {func(p *Plan) { p.Answers[0].Calls[0].Outcome = "meh" }, "calls[0]: outcome"},
-		"latency":          {func(p *Plan) { p.Answers[0].Calls[0].LatencyMs = -3 }, "calls[0]: latencyMs"},
-		"answer fault":     {func(p *Plan) { p.Answers[0].Fault = "gremlins" }, `unknown fault "gremlins"`},
-		"fail code":        {func(p *Plan) { p.Answers[0].Fail = &Fail{} }, "fail.code is empty"},
-		"goexit":           {func(p *Plan) { p.Answers[0].Goexit = true }, "answers[0]: goexit"},
-		"nilStream":        {func(p *Plan) { p.Answers[0].NilStream = true }, "answers[0]: nilStream"},
-		"action kind":      {func(p *Plan) { p.Actions[0].Kind = "shout" }, `actions[0]: kind "shout"`},
-		"cancel cause":     {func(p *Plan) { p.Actions[1].Cause = "shutdown" }, "actions[1]: cancel cause"},
-		"action time":      {func(p *Plan) { p.Actions[0].AtMs = -1 }, "actions[0]: atMs"},
-		"refusal window":   {func(p *Plan) { p.Refusals = []Window{{FromMs: 5, UntilMs: 1}} }, "refusals[0]"},
-		"compactionBudget": {func(p *Plan) { p.CompactionBudget = -2 }, "compactionBudget"},
-		"harnessDefaults":  {func(p *Plan) { p.HarnessDefaults = true }, "harnessDefaults"},
+		"policy":             {func(p *Plan) { p.Policy.JitterRatio = 2 }, "jitterRatio"},
+		"pool":               {func(p *Plan) { p.MaxParallelToolCalls = -1 }, "maxParallelToolCalls"},
+		"horizon":            {func(p *Plan) { p.HorizonMs = -1 }, "horizonMs"},
+		"chunks":             {func(p *Plan) { p.Answers[0].Chunks = -1 }, "answers[0]: chunks"},
+		"finish":             {func(p *Plan) { p.Answers[0].Finish = "stop" }, "answers[0]: finish"},
+		"outcome":            {func(p *Plan) { p.Answers[0].Calls[0].Outcome = "meh" }, "calls[0]: outcome"},
+		"latency":            {func(p *Plan) { p.Answers[0].Calls[0].LatencyMs = -3 }, "calls[0]: latencyMs"},
+		"answer fault":       {func(p *Plan) { p.Answers[0].Fault = "gremlins" }, `unknown fault "gremlins"`},
+		"fail code":          {func(p *Plan) { p.Answers[0].Fail = &Fail{} }, "fail.code is empty"},
+		"goexit":             {func(p *Plan) { p.Answers[0].Goexit = true }, "answers[0]: goexit"},
+		"nilStream":          {func(p *Plan) { p.Answers[0].NilStream = true }, "answers[0]: nilStream"},
+		"action kind":        {func(p *Plan) { p.Actions[0].Kind = "shout" }, `actions[0]: kind "shout"`},
+		"cancel cause":       {func(p *Plan) { p.Actions[1].Cause = "shutdown" }, "actions[1]: cancel cause"},
+		"action time":        {func(p *Plan) { p.Actions[0].AtMs = -1 }, "actions[0]: atMs"},
+		"refusal window":     {func(p *Plan) { p.Refusals = []Window{{FromMs: 5, UntilMs: 1}} }, "refusals[0]"},
+		"compactionBudget":   {func(p *Plan) { p.CompactionBudget = -2 }, "compactionBudget"},
+		"harnessDefaults":    {func(p *Plan) { p.HarnessDefaults = true }, "harnessDefaults"},
+		"maintain":           {func(p *Plan) { p.Actions[0] = Action{Kind: ActMaintain, DurationMs: -1} }, "actions[0]: maintain durationMs"},
+		"compactionFailures": {func(p *Plan) { p.CompactionFailures = 1 }, "compactionFailures 1 needs a compactionDelayMs"},
+		// Each answer within its bounds, together past what any run can hold.
+		"deliveries": {func(p *Plan) {
+			p.Answers = make([]Answer, DeliveriesMax/ChunksMax+1)
+			for i := range p.Answers {
+				p.Answers[i] = Answer{Chunks: ChunksMax, Finish: harness.FinishCompleted}
+			}
+		}, "answers[0] to answers[100] deliver more than 100000 text chunks and tool calls in all"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -270,6 +270,9 @@ const (
 	ChunksMax     = 1_000               // text chunks in one answer
 	CallsMax      = 100                 // tool calls in one answer
 	RetryAfterMax = float64(1<<31 - 1)  // a provider hint's magnitude: harness.TimerCeilingMs
+	// DeliveriesMax bounds the text chunks and tool calls of all a plan's answers together: each
+	// is logged, and the answers alone may each hold the most, which no run could hold in memory.
+	DeliveriesMax = 100_000
 )
 
 // Validate refuses a plan the simulator cannot play faithfully, naming the field.
@@ -301,9 +304,13 @@ func (p Plan) Validate() error {
 	case len(p.Answers) > EntriesMax || len(p.Actions) > EntriesMax || len(p.Refusals) > EntriesMax:
 		return fmt.Errorf("faults: plan: more than %d answers, actions or refusals", EntriesMax)
 	}
+	deliveries := 0
 	for i, a := range p.Answers {
 		if err := a.validate(); err != nil {
 			return fmt.Errorf("faults: plan: answers[%d]: %w", i, err)
+		}
+		if deliveries += a.Chunks + len(a.Calls); deliveries > DeliveriesMax {
+			return fmt.Errorf("faults: plan: answers[0] to answers[%d] deliver more than %d text chunks and tool calls in all", i, DeliveriesMax)
 		}
 	}
 	for i, a := range p.Actions {
