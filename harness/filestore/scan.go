@@ -2,6 +2,7 @@ package filestore
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -65,7 +66,40 @@ func scan(path string, data []byte, from, lines int) (events []harness.Event, to
 	if errors.As(err, &bad) {
 		return events, torn, &FormatError{Path: path, Line: lines + bad.Line, Reason: bad.Err.Error(), Err: bad.Err}
 	}
+	if err == nil && torn != nil {
+		if reason := notTorn(data[len(data)-torn.Bytes:]); reason != "" {
+			return events, nil, &FormatError{Path: path, Line: torn.Line, Reason: "a last line without its newline, but not the start of an event line a write cut short: " + reason}
+		}
+	}
 	return events, torn, err
+}
+
+// notTorn says why rest, the bytes after a log's last newline, cannot be what a write cut short
+// left of an event's line ("" when it can be): such a line is the start of a JSON object, valid
+// UTF-8 (but for a rune cut in two at its end) without a control byte (JSON escapes them; a
+// carriage return may end it, before the newline that did not come), and, if the object is
+// whole, an event.
+func notTorn(rest []byte) string {
+	if rest[0] != '{' {
+		return fmt.Sprintf("it starts with %q, not {", rest[:min(len(rest), 8)])
+	}
+	text := bytes.TrimSuffix(rest, []byte{'\r'})
+	if i := bytes.IndexFunc(text, func(r rune) bool { return r < 0x20 }); i >= 0 {
+		return fmt.Sprintf("byte %d is the control byte %#02x", i+1, text[i])
+	}
+	whole := text
+	for n := 0; n < utf8.UTFMax-1 && len(whole) > 1 && !utf8.Valid(whole); n++ {
+		whole = whole[:len(whole)-1] // the end of a rune the cut split in two
+	}
+	if !utf8.Valid(whole) {
+		return "it is not UTF-8"
+	}
+	if json.Valid(text) {
+		if _, err := eventjson.Decode(text); err != nil {
+			return "it is a whole JSON object, but no event: " + err.Error()
+		}
+	}
+	return ""
 }
 
 // completeLines is data after its first from bytes (complete lines, lines of them) up to its last

@@ -197,12 +197,13 @@ func TestTornLastLineIsCutAndReported(t *testing.T) {
 
 func TestTornTextKeepsAtMost80BytesWithoutSplittingARune(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "session.jsonl")
-	torn := strings.Repeat("a", 79) + "é and more"
+	start := `{"seq":1,"type":"` + strings.Repeat("a", 79-17) // 79 bytes: the 80th starts "é"
+	torn := start + "é and more"
 	require.NoError(t, os.WriteFile(path, []byte(torn), 0o644))
 	_, opened := open(t, path)
 	require.NotNil(t, opened.Torn)
 	assert.Equal(t, 1, opened.Torn.Line)
-	assert.Equal(t, strings.Repeat("a", 79), opened.Torn.Text)
+	assert.Equal(t, start, opened.Torn.Text)
 	assert.Equal(t, "", readFile(t, path))
 }
 
@@ -330,4 +331,34 @@ func TestASecondWriterInAnotherProcessIsRefused(t *testing.T) {
 	require.NoError(t, first.Close())
 	code, out = second()
 	assert.Equal(t, 0, code, out)
+}
+
+// A last line without its newline is cut off as torn only when a write cut short could have left
+// it: the start of an event's line. Anything else is a malformed log, refused and left as it is
+// (before, a text file, a zip or a whole log with carriage returns for newlines opened as "torn",
+// and `simrun check` called it ok).
+func TestALastLineThatCannotBeTornIsAnError(t *testing.T) {
+	log := validLog(t)
+	kept := strings.Join(strings.SplitAfter(log, "\n")[:9], "")
+	cases := map[string]struct{ text, says string }{
+		"text":                     {"hello world", `starts with "hello wo", not {`},
+		"binary":                   {"PK\x03\x04binary", `starts with "PK\x03\x04bina", not {`},
+		"zeros":                    {strings.Repeat("\x00", 100), "not {"},
+		"a whole object, no event": {`{"version":1,"seed":3}`, "a whole JSON object, but no event"},
+		"carriage returns":         {strings.ReplaceAll(log, "\n", "\r"), "the control byte 0x0d"},
+		"not UTF-8":                {`{"seq":10,"type":"` + "\xff\xfe" + `turn/end"`, "not UTF-8"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "session.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(kept+c.text), 0o644))
+			_, _, err := filestore.Open(path)
+			var bad *filestore.FormatError
+			require.ErrorAs(t, err, &bad)
+			assert.Equal(t, 10, bad.Line)
+			assert.Contains(t, err.Error(), "not the start of an event line a write cut short")
+			assert.Contains(t, err.Error(), c.says)
+			assert.Equal(t, kept+c.text, readFile(t, path), "nothing is overwritten")
+		})
+	}
 }

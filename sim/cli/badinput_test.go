@@ -197,6 +197,8 @@ func badInputs() []badInput {
 		{name: "check of nothing", setup: argsOf("check"), code: 2, says: "check needs at least one session log"},
 		{name: "check a folder", setup: inDir(nil, "check", "{dir}"), code: 2, says: "unreadable: is a directory"},
 		{name: "check a missing file", setup: inDir(nil, "check", "{dir}/missing.jsonl"), code: 2, says: "unreadable: no such file or directory"},
+		{name: "check text without a newline", setup: inDir(map[string][]byte{"t.jsonl": []byte("hello world")}, "check", "{dir}/t.jsonl"), code: 2, says: "not the start of an event line a write cut short"},
+		{name: "check a JSON object that is no event", setup: inDir(map[string][]byte{"o.jsonl": []byte(`{"version":1,"seed":3}`)}, "check", "{dir}/o.jsonl"), code: 2, says: "a whole JSON object, but no event"},
 		{name: "check garbage on line 1 of 300 MB", setup: withSetup(func(t *testing.T, dir string) {
 			sparse(t, filepath.Join(dir, "big.jsonl"), []byte("garbage\n"), 300<<20)
 		}, "check", "{dir}/big.jsonl"), code: 2, says: "unreadable: line 1: invalid character 'g'"},

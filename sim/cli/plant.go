@@ -20,21 +20,30 @@ const (
 	selfEnv   = "SIMRUN_SELF"
 )
 
-// plantedArg returns the -plant flag's value among a command's args ("" when there is none).
+// plantedArg returns the -plant flag's value among a command's args ("" when there is none), as
+// the flag package reads it: -plant NAME, --plant NAME, -plant=NAME; the last one wins; nothing
+// after "--" is a flag; and a word that is not a flag (a file named plant, say) is no -plant.
 func plantedArg(args []string) string {
-	for i, a := range args {
-		a = strings.TrimPrefix(a, "-")
+	value := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, v, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
 		switch {
-		case a == "-plant" || a == "plant":
-			if i+1 < len(args) {
-				return args[i+1]
-			}
-		case strings.HasPrefix(a, "plant=") || strings.HasPrefix(a, "-plant="):
-			_, value, _ := strings.Cut(a, "=")
-			return value
+		case name != "plant":
+		case hasValue:
+			value = v
+		case i+1 < len(args):
+			value = args[i+1]
+			i++
 		}
 	}
-	return ""
+	return value
 }
 
 // runPlanted runs a command in a build of this command with the named mutant planted: `-plant

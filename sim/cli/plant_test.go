@@ -116,3 +116,20 @@ func TestReplayRunsInAPlantedBuild(t *testing.T) {
 	require.LessOrEqual(t, code, exitViolation, errOut)
 	assert.Contains(t, out, "reproduce: go run ./cmd/simrun repro -plant wait-before-retry-record "+schedule)
 }
+
+// -plant is read as the flag package reads it: a value spelled plant is no flag, the last -plant
+// wins, and "--" ends the flags.
+func TestPlantedArgReadsTheFlagOnly(t *testing.T) {
+	for args, want := range map[string]string{
+		"-seed 3 -plant drain-skipped":               "drain-skipped",
+		"--plant=drain-skipped -json":                "drain-skipped",
+		"-log plant -seed 3":                         "",
+		"-seeds 100 -corpus plant -json":             "",
+		"-o plant -seed 16":                          "",
+		"-plant drain-skipped -plant budget-ignored": "budget-ignored",
+		"-seed 3 -- -plant drain-skipped":            "",
+		"-plant=drain-skipped -log -plant":           "drain-skipped",
+	} {
+		assert.Equal(t, want, plantedArg(strings.Fields(args)), args)
+	}
+}
