@@ -14,6 +14,9 @@ import (
 // run on the code that wrote the incident, the replay writes its log again and the properties say
 // what broke; run on a fix, it says whether the fix holds for the incident (exit 0 or 1, as
 // repro). -o keeps the schedule, for repro and shrink.
+// replaySearchMax bounds replay -search: each seed tried is a whole replay of the log.
+const replaySearchMax = 100_000
+
 func (c *cli) replay(args []string) int {
 	fs := c.flagSet("replay", "replay [-search N] [-late D] [-o FILE] [-log FILE] [-plant NAME] LOG.jsonl")
 	var s selection
@@ -31,6 +34,8 @@ func (c *cli) replay(args []string) int {
 		return c.usageError("replay takes one session log, got %d", len(positional))
 	case *search < 1:
 		return c.usageError("replay: -search %d: try at least one seed", *search)
+	case *search > replaySearchMax:
+		return c.usageError("replay: -search %d: at most %d seeds (each is a whole replay)", *search, replaySearchMax)
 	case *late < 0:
 		return c.usageError("replay: -late %v is negative", *late)
 	}
@@ -65,15 +70,18 @@ func (c *cli) replay(args []string) int {
 		}
 		return c.usageError("%v (no schedule tells this log's story)", err)
 	}
-	c.printReplay(path, r)
 	var written []atomicfile.File
 	if *output != "" {
 		data, err := r.Schedule.MarshalIndent()
 		if err != nil {
 			panic(fmt.Sprintf("sim/cli: invariant: a derived schedule encodes: %v", err))
 		}
+		if size := int64(len(data) + 1); size > sim.ScheduleBytesMax {
+			return c.usageError("replay: -o %s: the schedule is %s, over the %s a schedule file may be (repro and shrink would refuse it): the log's texts and arguments make it that large; nothing was written", *output, byteSize(size), byteSize(sim.ScheduleBytesMax))
+		}
 		written = append(written, atomicfile.File{Path: *output, Data: append(data, '\n')})
 	}
+	c.printReplay(path, r)
 	if *logFile != "" {
 		written = append(written, atomicfile.File{Path: *logFile, Data: r.Outcome.JSONL})
 	}
