@@ -39,7 +39,7 @@ func (c *cli) serve(args []string) int {
 	fs := c.flagSet("serve", "serve [-addr 127.0.0.1:0] [-script demo|chat | -seed N | -steps FILE] [-max-requests N] [-max-duration D] [-scale F] [-url-file FILE]")
 	addr := fs.String("addr", "127.0.0.1:0", "loopback address to listen on (127.0.0.1 only; port 0 picks one)")
 	script := fs.String("script", "", "a named script: demo (every fault, one per request) or chat (what examples/chat meets)")
-	seed := fs.Int64("seed", -1, "serve the provider plan of this seed's schedule, its calls named after this command's tools")
+	seed := fs.Int64("seed", 0, "serve the provider plan of this seed's schedule, its calls named after this command's tools (any int64, as run and repro take)")
 	stepsFile := fs.String("steps", "", "serve the answers of this JSON file: a list in the format of a schedule's plan.answers, each with an optional wire form and per-call arguments (docs/wire.md)")
 	maxRequests := fs.Int("max-requests", 1000, "stop answering (503) after this many requests")
 	maxDuration := fs.Duration("max-duration", 10*time.Minute, "stop by itself after this long")
@@ -48,8 +48,9 @@ func (c *cli) serve(args []string) int {
 	if code, ok := c.parseNoArguments(fs, args); !ok {
 		return code
 	}
+	seedSet := setFlags(fs)["seed"] // any int64 is a seed: whether the flag was given is what counts
 	chosen := 0
-	for _, set := range []bool{*script != "", *seed >= 0, *stepsFile != ""} {
+	for _, set := range []bool{*script != "", seedSet, *stepsFile != ""} {
 		if set {
 			chosen++
 		}
@@ -72,7 +73,7 @@ func (c *cli) serve(args []string) int {
 		if steps, err = faultserver.Script(*script); err != nil {
 			return c.usageError("serve: %v", err)
 		}
-	case *seed >= 0:
+	case seedSet:
 		steps = sim.ServedAnswers(c.opts.Agent.Schedule(*seed, nil), c.opts.Agent)
 	case *stepsFile != "":
 		if steps, err = readSteps(*stepsFile); err != nil {

@@ -15,6 +15,7 @@ func TestServeRefusesBadInput(t *testing.T) {
 		{"serve", "-addr", "192.168.1.1:8080", "-max-duration", "1s"},
 		{"serve", "-script", "nope"},
 		{"serve", "-script", "demo", "-seed", "3"},
+		{"serve", "-script", "demo", "-seed", "-5"}, // a negative seed is a seed too
 		{"serve", "-max-requests", "-1"},
 		{"serve", "-steps", "/nonexistent/steps.json"},
 		{"serve", "extra"},
@@ -31,6 +32,11 @@ func TestServeStopsByItself(t *testing.T) {
 	assert.Contains(t, out, "serving ")
 	assert.Contains(t, out, "http://127.0.0.1:")
 	assert.Contains(t, out, "stopped after 0 requests")
+
+	// Any int64 is a seed, as run and repro take it: a negative one is served, not ignored.
+	code, out, errOut = simrun("serve", "-seed", "-5", "-max-duration", "100ms")
+	assert.Equal(t, ExitOK, code, errOut)
+	assert.NotContains(t, out, "serving 0 planned answers")
 }
 
 // A steps file is checked as schedules are: each bad one is refused (exit 2) with a message
