@@ -60,7 +60,8 @@ func commit(fn func() error) error {
 }
 
 // CheckTarget refuses, before anything is written, a target that exists and is not a regular
-// file, and one whose folder does not exist. A missing target is fine: it will be created.
+// file, and one whose folder does not exist or takes no new file. A missing target is fine: it
+// will be created.
 func CheckTarget(path string) error {
 	info, err := os.Lstat(path)
 	switch {
@@ -69,13 +70,19 @@ func CheckTarget(path string) error {
 		if d, err := os.Stat(dir); err != nil || !d.IsDir() {
 			return fmt.Errorf("atomicfile: cannot write %s: its folder %s does not exist", path, dir)
 		}
-		return nil
 	case err != nil:
 		return fmt.Errorf("atomicfile: cannot write %s: %w", path, err)
 	case !info.Mode().IsRegular():
 		return &NotRegularError{Path: path, Kind: kind(info.Mode())}
 	}
-	return nil
+	// The file is written beside its target and renamed over it: the folder must take a new file
+	// (a read-only folder refused it only after the work was done, and the result was lost).
+	probe, err := os.CreateTemp(filepath.Dir(path), ".atomicfile-probe-*")
+	if err != nil {
+		return fmt.Errorf("atomicfile: cannot write %s: its folder takes no new file: %w", path, err)
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
 }
 
 // kind names a file mode that is not a regular file's.

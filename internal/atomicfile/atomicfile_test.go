@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -113,4 +114,22 @@ func TestFreezeStopsEveryLaterWrite(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	assert.Empty(t, names, "nothing written, no temporary left: %s", strings.Join(names, ", "))
+}
+
+// A folder that takes no new file is refused before any work: the file is written beside its
+// target and renamed over it. (sysfs refuses new files even to root, as CI runs; a folder chmod
+// 555 would refuse only other users.) The probe leaves nothing behind in a folder that does.
+func TestCheckTargetRefusesAFolderThatTakesNoNewFile(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("uses sysfs")
+	}
+	err := CheckTarget("/sys/atomicfile-test.json")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "its folder takes no new file")
+
+	dir := t.TempDir()
+	require.NoError(t, CheckTarget(filepath.Join(dir, "out.json")))
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "the probe is gone")
 }
