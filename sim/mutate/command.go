@@ -72,7 +72,7 @@ func Main(args []string, stdout, stderr io.Writer, d Defaults) int {
 	list := fs.Bool("list", false, "list the mutants (name, property, what each breaks) and build none")
 	markdown := fs.Bool("markdown", false, "with -list: print a Markdown table")
 	overlayOf := fs.String("overlay", "", "write this mutant's overlay file (and its mutated files) and print its path, for go test -overlay")
-	out := fs.String("o", "", "with -overlay: the folder to write into (default: a new temporary folder)")
+	out := fs.String("o", "", "with -overlay: a new or empty folder to write into, its parent existing (default: a new temporary folder)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -96,6 +96,10 @@ func Main(args []string, stdout, stderr io.Writer, d Defaults) int {
 		return usage("-shrink-time %v is negative (0 keeps schedules as they are)", *shrinkTime)
 	case *mainPackage == "":
 		return usage("-main is needed: the main package to build with each mutant (e.g. ./cmd/mysim)")
+	case *markdown && !*list:
+		return usage("-markdown goes with -list (it prints the list as a Markdown table)")
+	case *out != "" && *overlayOf == "":
+		return usage("-o goes with -overlay (the folder the overlay is written into)")
 	}
 	root, err := MutantsRoot(".", *dir)
 	if err != nil {
@@ -181,8 +185,8 @@ func writeOverlay(all []Mutant, name, root, dir string, stdout io.Writer, usage 
 		if dir, err = os.MkdirTemp("", "turnsim-overlay-"+name+"-"); err != nil {
 			return usage("-overlay: %v", err)
 		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usage("-o: %v", err)
+	} else if err := newFolder(dir); err != nil {
+		return usage("-o %s: %v", dir, err)
 	}
 	path, err := WriteOverlay(picked[0], root, dir)
 	if err != nil {
@@ -205,4 +209,22 @@ func progressLine(r Result) string {
 func firstLineOf(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// newFolder makes dir, or takes it when it exists and is empty: what an overlay writes must not
+// replace files of the user's, nor appear in a folder tree the user did not ask for.
+func newFolder(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return fmt.Errorf("cannot make it (its parent folder must exist): %w", err)
+		}
+		return nil
+	case err != nil:
+		return err
+	case len(entries) > 0:
+		return fmt.Errorf("the folder holds %d files already: give a new or an empty folder", len(entries))
+	}
+	return nil
 }

@@ -187,7 +187,20 @@ func TestMainExitCodesAndTable(t *testing.T) {
 	assert.Equal(t, filepath.Join(root, "ov", "overlay.json")+"\n", out)
 	assert.Contains(t, string(overlay), filepath.Join(root, "toy", "main.go"))
 
-	for _, bad := range [][]string{{"-seeds", "0"}, {"-workers", "0"}, {"-shrink-time", "-1s"}, {"extra"}} {
+	// -o takes a new or an empty folder only: the files of the first overlay are kept, and a
+	// folder tree is not made.
+	code, _, errOut = run("-overlay", "caught", "-o", filepath.Join(root, "ov"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "holds 2 files already")
+	again, err := os.ReadFile(filepath.Join(root, "ov", "overlay.json"))
+	require.NoError(t, err)
+	assert.Equal(t, overlay, again, "nothing is overwritten")
+	code, _, errOut = run("-overlay", "caught", "-o", filepath.Join(root, "missing", "ov"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "its parent folder must exist")
+	assert.NoDirExists(t, filepath.Join(root, "missing"))
+
+	for _, bad := range [][]string{{"-seeds", "0"}, {"-workers", "0"}, {"-shrink-time", "-1s"}, {"extra"}, {"-markdown"}, {"-o", root}} {
 		code, _, _ = run(bad...)
 		assert.Equal(t, exitUsage, code, "%v", bad)
 	}
