@@ -161,6 +161,11 @@ func TestPolicyBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{[]string{"-hop", "5"}, "-hop is for -mode occ"},
 		{[]string{"-mode", "occ", "-rps", "5"}, "-rps is for -mode capacity"},
 		{[]string{"-mode", "occ", "-hop", "0"}, "hopMs: 0 is not a finite number > 0"},
+		{[]string{"-service", "1e18"}, "serviceMs: 1e+18 is above 2.147483647e+09, the longest a timer waits"},
+		{[]string{"-think", "1e18"}, "thinkMs: 1e+18 is above"},
+		{[]string{"-spread", "1e18"}, "startSpreadMs: 1e+18 is above"},
+		{[]string{"-mode", "occ", "-round", "1e18"}, "roundMs: 1e+18 is above"},
+		{[]string{"-outage", "1e18,2e18"}, "is above"},
 		{[]string{"-seeds", "ten"}, `invalid value "ten" for flag -seeds`},
 		{[]string{"extra"}, "policy takes no arguments"},
 	}

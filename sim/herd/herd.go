@@ -82,6 +82,9 @@ func (o Options) Validate() error {
 		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
 			return fmt.Errorf("herd: %s: %g is not a finite number ≥ 0", f.field, f.v)
 		}
+		if f.v > harness.TimerCeilingMs {
+			return fmt.Errorf("herd: %s: %g is above %g, the longest a timer waits (a larger one overflows virtual time)", f.field, f.v, harness.TimerCeilingMs)
+		}
 	}
 	return o.Provider.Validate()
 }

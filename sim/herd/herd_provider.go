@@ -104,15 +104,23 @@ func (m ProviderModel) Validate() error {
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("herd: provider: %s: %s", field, fmt.Sprintf(format, args...))
 	}
+	// Times and rates alike stay at most the timer ceiling: a larger one overflowed virtual time
+	// and gave silent nonsense (1e18 ms of service finished in 1.7 s).
 	nonNegative := func(field string, v float64) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 			return bad(field, "%g is not a finite number ≥ 0", v)
+		}
+		if v > harness.TimerCeilingMs {
+			return bad(field, "%g is above %g, the longest a timer waits", v, harness.TimerCeilingMs)
 		}
 		return nil
 	}
 	positive := func(field string, v float64) error {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
 			return bad(field, "%g is not a finite number > 0", v)
+		}
+		if v > harness.TimerCeilingMs {
+			return bad(field, "%g is above %g, the longest a timer waits", v, harness.TimerCeilingMs)
 		}
 		return nil
 	}
