@@ -243,7 +243,7 @@ func TestHerdValidate(t *testing.T) {
 func TestHerdRequestLimit(t *testing.T) {
 	noLeaks(t)
 	model := DefaultCapacityModel()
-	model.Outage = OutageWindow{FromMs: 0, ToMs: 1e12}
+	model.Outage = OutageWindow{FromMs: 0, ToMs: harness.TimerCeilingMs} // down for good, as far as any timer reaches
 	r := Run(Options{Agents: 20, Seed: 1, Provider: model, MaxRequests: 500, Strategy: zooStrategy(t, "none", `{"always": true}`)})
 	assert.Equal(t, []string{"request-limit: the provider took 500 requests, the herd's limit"}, r.Findings)
 	assert.Equal(t, 500, r.Attempts)
