@@ -46,14 +46,14 @@ func shellQuote(s string) string {
 
 // exitCodeFD is the file descriptor on which a supervised child reports the exit code it chose;
 // a child that dies without reporting one crashed (see supervise.go).
-const exitCodeFD = 3
+var exitCodeFD = 3
 
 // reportExit tells the supervising process, if any, which exit code the command chose.
 func reportExit(code int) {
 	if !supervisedChild {
 		return
 	}
-	f := os.NewFile(exitCodeFD, "exit-code")
+	f := os.NewFile(uintptr(exitCodeFD), "exit-code")
 	if f == nil {
 		return
 	}

@@ -3,12 +3,15 @@
 package cli_test
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -110,5 +113,26 @@ func TestTheTestedSimrunLinksNoProviderSDK(t *testing.T) {
 	require.Contains(t, string(out), "github.com/turnsim/turnsim", "the build record lists the modules")
 	for _, sdk := range []string{"github.com/openai/", "github.com/anthropics/"} {
 		assert.NotContains(t, string(out), sdk)
+	}
+}
+
+// An input named by its descriptor (/dev/fd/3, as a shell's 3< file gives it) reaches the
+// supervised child at its own number: the supervisor's two pipes come after it. They took fds 3
+// and 4 from under it, and check read its own pipe forever (outside-style review).
+func TestAnInputNamedByItsDescriptorIsRead(t *testing.T) {
+	b := binaries(t)[0]
+	for _, fd := range []int{3, 4} {
+		logFile, err := os.Open("testdata/check/good/minimal.jsonl")
+		require.NoError(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, b.path, "check", fmt.Sprintf("/dev/fd/%d", fd))
+		// ExtraFiles[i] is the child's fd 3+i: nil before it leaves that fd closed.
+		cmd.ExtraFiles = make([]*os.File, fd-2)
+		cmd.ExtraFiles[fd-3] = logFile
+		out, err := cmd.Output()
+		cancel()
+		logFile.Close()
+		require.NoError(t, err, "fd %d: %s", fd, out)
+		assert.Equal(t, fmt.Sprintf("/dev/fd/%d: 10 events, ok\n", fd), string(out))
 	}
 }

@@ -36,7 +36,7 @@ var supervisedChild bool
 
 // lifelineFD is the child's end of a pipe whose other end only the supervisor holds: reading it
 // ends (EOF) when the supervisor has died.
-const lifelineFD = 4
+var lifelineFD = 4
 
 // stopping ends the process once, whichever signal or lifeline asks first.
 var stopping sync.Once

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -25,10 +26,11 @@ import (
 func supervise(args []string, name, self string) (code int, supervised bool) {
 	if value := os.Getenv(supervisedEnv); value != "" {
 		os.Unsetenv(supervisedEnv)
-		// Set by a supervisor, the variable names it: then fds 3 and 4 are its pipes. Set by
-		// hand (SIMRUN_SUPERVISED=1), it only says to run without one, and fds 3 and 4 are
-		// whatever the caller left there, not to be read or written.
-		if value == supervisorMark(os.Getppid()) {
+		// Set by a supervisor, the variable names it and the fds of its two pipes. Set by hand
+		// (SIMRUN_SUPERVISED=1), it only says to run without one, and the fds are whatever the
+		// caller left there, not to be read or written.
+		if code, life, ok := parseSupervisorMark(value, os.Getppid()); ok {
+			exitCodeFD, lifelineFD = code, life
 			supervisedChild = true
 			watchLifeline()
 		}
@@ -50,8 +52,12 @@ func supervise(args []string, name, self string) (code int, supervised bool) {
 	}
 	child := exec.Command(executable, args...)
 	child.Stdin, child.Stdout, child.Stderr = os.Stdin, os.Stdout, os.Stderr
-	child.ExtraFiles = []*os.File{codeWriter, lifeReader} // the child's fds 3 and 4
-	child.Env = append(os.Environ(), supervisedEnv+"="+supervisorMark(os.Getpid()))
+	// The files the arguments name by descriptor (/dev/fd/3, a shell's 3< file) keep their
+	// numbers in the child; the two pipes come after them (they took fds 3 and 4 from under
+	// such an argument, and the child read its own pipe forever).
+	child.ExtraFiles = append(passedThrough(args), codeWriter, lifeReader)
+	codeFD, lifeFD := 2+len(child.ExtraFiles)-1, 2+len(child.ExtraFiles)
+	child.Env = append(os.Environ(), supervisedEnv+"="+supervisorMark(os.Getpid(), codeFD, lifeFD))
 	procgroup.Leader(child)
 	signals := make(chan os.Signal, 8)
 	signal.Notify(signals, procgroup.Catchable(procgroup.Forwarded...)...)
@@ -98,13 +104,57 @@ func supervise(args []string, name, self string) (code int, supervised bool) {
 	return crashed(args, name, self, waitErr), true
 }
 
-// supervisorMark is the value of supervisedEnv a supervisor of process id pid gives its child.
-func supervisorMark(pid int) string { return "supervisor-" + strconv.Itoa(pid) }
+// supervisorMark is the value of supervisedEnv a supervisor of process id pid gives its child,
+// whose fds codeFD and lifeFD are the supervisor's pipes.
+func supervisorMark(pid, codeFD, lifeFD int) string {
+	return fmt.Sprintf("supervisor-%d:%d:%d", pid, codeFD, lifeFD)
+}
+
+// parseSupervisorMark reads supervisorMark's value, when the supervisor is ppid.
+func parseSupervisorMark(value string, ppid int) (codeFD, lifeFD int, ok bool) {
+	var pid int
+	if n, err := fmt.Sscanf(value, "supervisor-%d:%d:%d", &pid, &codeFD, &lifeFD); err != nil || n != 3 || pid != ppid || codeFD < 3 || lifeFD < 3 {
+		return 0, 0, false
+	}
+	return codeFD, lifeFD, true
+}
+
+// fdArgument matches an argument that names an open file by its descriptor.
+var fdArgument = regexp.MustCompile(`^/(?:dev|proc/self)/fd/(\d+)$`)
+
+// passedThrough is the child's ExtraFiles for the descriptors 3 and above that args name
+// (/dev/fd/N, /proc/self/fd/N) and this process has open: each at its own number, nil between.
+func passedThrough(args []string) []*os.File {
+	var files []*os.File
+	for _, a := range args {
+		m := fdArgument.FindStringSubmatch(a)
+		if m == nil {
+			continue
+		}
+		fd, err := strconv.Atoi(m[1])
+		if err != nil || fd < 3 || fd > passedThroughMax {
+			continue
+		}
+		f := os.NewFile(uintptr(fd), a)
+		if _, err := f.Stat(); err != nil {
+			continue // not open here: the child will say so when it opens the argument
+		}
+		for len(files) < fd-2 {
+			files = append(files, nil)
+		}
+		files[fd-3] = f
+	}
+	return files
+}
+
+// passedThroughMax bounds the descriptor numbers passed through: a child gets as many as the
+// largest one named.
+const passedThroughMax = 255
 
 // watchLifeline stops the child when its supervisor is gone: the pipe's only writer, the
 // supervisor, never writes, so a read returns only when the supervisor's end closes.
 func watchLifeline() {
-	f := os.NewFile(lifelineFD, "lifeline")
+	f := os.NewFile(uintptr(lifelineFD), "lifeline")
 	if f == nil {
 		return
 	}
