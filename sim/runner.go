@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"runtime"
@@ -58,6 +59,9 @@ type RunOptions struct {
 	// Agent is the user's agent to run in every seed's world (the zero Agent: turnsim's own),
 	// with its own properties.
 	Agent Agent
+	// Stop, once done, makes the workers take no further seed: the seeds under way finish, and
+	// the summary is of the seeds run (Summary.Interrupted). Nil: run them all.
+	Stop context.Context
 }
 
 // Selected is how many seeds the options select: Count, or this shard's share of it. It is
@@ -167,6 +171,9 @@ func RunSeeds(opts RunOptions) Summary {
 		go func(f *fold) {
 			defer wg.Done()
 			for {
+				if opts.Stop != nil && opts.Stop.Err() != nil {
+					return
+				}
 				i := next.Add(1) - 1
 				if i >= int64(total) {
 					return
@@ -193,6 +200,7 @@ func RunSeeds(opts RunOptions) Summary {
 	}
 	s := folds[0].summary()
 	s.FirstSeed, s.Shard, s.Workers, s.WallSeconds = opts.Start, opts.Shard.String(), workers, wall
+	s.Interrupted = s.Seeds < total
 	if wall > 0 {
 		s.SchedulesPerSecond = float64(s.Seeds) / wall
 		s.SchedulesPerSecondCore = s.SchedulesPerSecond / float64(min(workers, runtime.GOMAXPROCS(0)))

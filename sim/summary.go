@@ -31,7 +31,10 @@ type Summary struct {
 	// lowest FailuresKept (FailingSeedCount counts them all).
 	FailingSeeds []int64 `json:"failingSeeds"`
 	// FailingSeedCount is how many seeds failed, kept in FailingSeeds or not.
-	FailingSeedCount        int            `json:"failingSeedCount"`
+	FailingSeedCount int `json:"failingSeedCount"`
+	// Interrupted is set when RunOptions.Stop ended the run before every selected seed ran: the
+	// summary is of the seeds that did (absent from the JSON otherwise).
+	Interrupted             bool           `json:"interrupted,omitempty"`
 	WallSeconds             float64        `json:"wallSeconds"`
 	SimSeconds              float64        `json:"simSeconds"`
 	SchedulesPerSecond      float64        `json:"schedulesPerSecond"`

@@ -198,12 +198,6 @@ func badInputs() []badInput {
 		{name: "check a folder", setup: inDir(nil, "check", "{dir}"), code: 2, says: "unreadable: is a directory"},
 		{name: "check a missing file", setup: inDir(nil, "check", "{dir}/missing.jsonl"), code: 2, says: "unreadable: no such file or directory"},
 		{name: "replay -search past its bound", setup: argsOf("replay", "-search", "100001", "x.jsonl"), code: 2, says: "-search 100001: at most 100000 seeds"},
-		{name: "replay -o a schedule too large to repro", setup: withSetup(func(t *testing.T, dir string) {
-			data, err := os.ReadFile("testdata/check/good/minimal.jsonl")
-			require.NoError(t, err)
-			big := strings.Replace(string(data), `"text":"hi"`, `"text":"`+strings.Repeat("x", 4<<20+64<<10)+`"`, 1)
-			require.NoError(t, os.WriteFile(filepath.Join(dir, "big.jsonl"), []byte(big), 0o644))
-		}, "replay", "-o", "{dir}/s.json", "{dir}/big.jsonl"), code: 2, says: "over the 4.0 MiB a schedule file may be"},
 		{name: "check text without a newline", setup: inDir(map[string][]byte{"t.jsonl": []byte("hello world")}, "check", "{dir}/t.jsonl"), code: 2, says: "not the start of an event line a write cut short"},
 		{name: "check a JSON object that is no event", setup: inDir(map[string][]byte{"o.jsonl": []byte(`{"version":1,"seed":3}`)}, "check", "{dir}/o.jsonl"), code: 2, says: "a whole JSON object, but no event"},
 		{name: "check garbage on line 1 of 300 MB", setup: withSetup(func(t *testing.T, dir string) {

@@ -109,7 +109,7 @@ func readSummary(path string) (runReport, error) {
 	}
 	known, seen := summaryKeys(), map[string]bool{}
 	data, err := readSummaryBytes(f, func(key string) error {
-		if !slices.Contains(known, key) {
+		if !slices.Contains(known, key) && key != "interrupted" { // there only when it is true
 			return fmt.Errorf("unknown field %q (a summary from another version?)", key)
 		}
 		seen[key] = true
@@ -244,6 +244,8 @@ func checkShardSet(files []string, shards []runReport) error {
 			return fmt.Errorf("%s and %s differ on -check-determinism: not shards of one run", files[i], files[0])
 		case !slices.Equal(s.Faults, shards[0].Faults):
 			return fmt.Errorf("%s ran %s but %s ran %s: not shards of one run", files[i], faultsText(s.Faults), files[0], faultsText(shards[0].Faults))
+		case s.Interrupted:
+			return fmt.Errorf("%s is the summary of a run that was interrupted: not every seed of its shard ran; run that shard again", files[i])
 		case s.Plant != shards[0].Plant:
 			return fmt.Errorf("%s ran %s but %s ran %s: not shards of one run", files[i], plantText(s.Plant), files[0], plantText(shards[0].Plant))
 		case !slices.Equal(slices.Sorted(maps.Keys(s.FaultCoverage)), slices.Sorted(maps.Keys(shards[0].FaultCoverage))):
@@ -260,6 +262,52 @@ func checkShardSet(files []string, shards []runReport) error {
 	for i, s := range shards { // each shard's size follows from the total: the same -seeds everywhere
 		if want := (sim.RunOptions{Count: total, Shard: parsed[i]}).Selected(); s.Seeds != want {
 			return fmt.Errorf("%s ran %d seeds, but shard %s of a %d-seed range has %d: the shards ran different -seeds", files[i], s.Seeds, s.Shard, total, want)
+		}
+		if err := checkShardCounts(s, parsed[i], total); err != nil {
+			return fmt.Errorf("%s: %v: not the summary of a run of this simrun", files[i], err)
+		}
+	}
+	return nil
+}
+
+// checkShardCounts refuses counts no run can produce: negative ones, more failing seeds than
+// seeds or than violations, a failing seed outside the shard, coverage above the seeds run.
+func checkShardCounts(s runReport, shard sim.Shard, total int) error {
+	switch {
+	case s.Violations < 0 || s.FailingSeedCount < 0:
+		return fmt.Errorf("negative counts (violations %d, failingSeedCount %d)", s.Violations, s.FailingSeedCount)
+	case s.FailingSeedCount > s.Seeds:
+		return fmt.Errorf("%d failing seeds of %d run", s.FailingSeedCount, s.Seeds)
+	case s.Violations < s.FailingSeedCount:
+		return fmt.Errorf("%d violations for %d failing seeds (each fails with one at least)", s.Violations, s.FailingSeedCount)
+	case len(s.FailingSeeds) > s.FailingSeedCount:
+		return fmt.Errorf("%d failing seeds listed, %d counted", len(s.FailingSeeds), s.FailingSeedCount)
+	}
+	byProperty := 0
+	for name, n := range s.ViolationsByProperty {
+		if n < 0 {
+			return fmt.Errorf("violationsByProperty %s is negative", name)
+		}
+		byProperty += n
+	}
+	if byProperty != s.Violations {
+		return fmt.Errorf("violationsByProperty adds up to %d, violations says %d", byProperty, s.Violations)
+	}
+	options := sim.RunOptions{Start: s.FirstSeed, Count: total, Shard: shard}
+	for _, seed := range s.FailingSeeds {
+		at := seed - s.FirstSeed // the seed's place in the whole range
+		if at < 0 || at >= int64(total) || (shard.Of > 1 && int(at)%shard.Of != shard.Index-1) {
+			return fmt.Errorf("failing seed %d is not one of shard %s's %d seeds from %d", seed, options.Shard, s.Seeds, s.FirstSeed)
+		}
+	}
+	for name, n := range s.FaultCoverage {
+		if n < 0 || n > s.Seeds {
+			return fmt.Errorf("faultCoverage %s is %d of %d seeds", name, n, s.Seeds)
+		}
+	}
+	for name, n := range s.OutcomeCoverage {
+		if n < 0 || n > s.Seeds {
+			return fmt.Errorf("outcomeCoverage %s is %d of %d seeds", name, n, s.Seeds)
 		}
 	}
 	return nil

@@ -79,6 +79,7 @@ func TestMergeOrdersFailuresAndSlowestSeeds(t *testing.T) {
 		for _, seed := range failing {
 			r.Failures = append(r.Failures, sim.SeedViolations{Seed: seed})
 			r.Violations++
+			r.FailingSeedCount++
 			r.ViolationsByProperty["turn-settled"]++
 		}
 		return r
@@ -107,7 +108,7 @@ func TestMergeReportsFailuresAsRunDoes(t *testing.T) {
 			FailingSeeds: []int64{}, Failures: []sim.SeedViolations{}, Digest: strings.Repeat("0", 64)}}
 		if i == 2 {
 			r.Violations, r.ViolationsByProperty["turn-settled"] = 1, 1
-			r.FailingSeeds = []int64{2}
+			r.FailingSeeds, r.FailingSeedCount = []int64{2}, 1
 			r.Failures = []sim.SeedViolations{{Seed: 2, Violations: []properties.Violation{violation}}}
 		}
 		data, err := json.Marshal(r)
@@ -130,6 +131,22 @@ func TestMergeRefusesAnIncompleteOrMixedSetOfShards(t *testing.T) {
 	extraKey := writeFile(t, dir, "extra.json", []byte(strings.Replace(readText(t, four[3]), `{`, `{"digestVersion":2,`, 1)))
 	renamedKey := writeFile(t, dir, "renamed.json", []byte(strings.Replace(readText(t, four[3]), `"handoffs":`, `"handoffz":`, 1)))
 	missingKey := writeFile(t, dir, "missing.json", []byte(strings.Replace(readText(t, four[3]), `"determinismChecked":false,`, ``, 1)))
+	// Counts no run can produce (the outside review cancelled a real failure with a negative one).
+	edited := func(name string, edit func(s map[string]any)) string {
+		var s map[string]any
+		require.NoError(t, json.Unmarshal([]byte(readText(t, four[3])), &s))
+		edit(s)
+		data, err := json.Marshal(s)
+		require.NoError(t, err)
+		return writeFile(t, dir, name, data)
+	}
+	negative := edited("negative.json", func(s map[string]any) { s["violations"] = -2 })
+	outside := edited("outside.json", func(s map[string]any) {
+		s["violations"], s["failingSeedCount"], s["failingSeeds"] = 1, 1, []int64{999999999}
+		s["violationsByProperty"] = map[string]int{"turn-settled": 1}
+	})
+	overCovered := edited("covered.json", func(s map[string]any) { s["faultCoverage"].(map[string]any)["rate-limit"] = 1e9 })
+	interrupted := edited("interrupted.json", func(s map[string]any) { s["interrupted"] = true })
 	cases := []struct {
 		name  string
 		files []string
@@ -143,6 +160,10 @@ func TestMergeRefusesAnIncompleteOrMixedSetOfShards(t *testing.T) {
 		{"an unknown key", []string{four[0], four[1], four[2], extraKey}, `unknown field "digestVersion"`},
 		{"a key renamed", []string{four[0], four[1], four[2], renamedKey}, `unknown field "handoffz"`},
 		{"a key missing", []string{four[0], four[1], four[2], missingKey}, `no "determinismChecked" key`},
+		{"a negative count", []string{four[0], four[1], four[2], negative}, "negative counts (violations -2"},
+		{"a failing seed outside the shard", []string{four[0], four[1], four[2], outside}, "failing seed 999999999 is not one of shard 4/4's 10 seeds from 1"},
+		{"coverage above the seeds", []string{four[0], four[1], four[2], overCovered}, "faultCoverage rate-limit is 1000000000 of 10 seeds"},
+		{"an interrupted shard", []string{four[0], four[1], four[2], interrupted}, "a run that was interrupted"},
 		{"not JSON", []string{writeFile(t, dir, "log.jsonl", []byte("{\"seq\":1}\n{\"seq\":2}\n"))}, "not the JSON object of run -json"},
 		{"no file", nil, "merge needs the -json summaries"},
 		{"a folder", []string{dir}, "is a folder"},

@@ -4,12 +4,14 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -135,4 +137,38 @@ func TestAnInputNamedByItsDescriptorIsRead(t *testing.T) {
 		require.NoError(t, err, "fd %d: %s", fd, out)
 		assert.Equal(t, fmt.Sprintf("/dev/fd/%d: 10 events, ok\n", fd), string(out))
 	}
+}
+
+// An interrupted run says what it found: the seeds under way finish, and the summary of the seeds
+// run is printed (with "interrupted": true), before simrun ends by the signal. It printed nothing
+// before: the failures of minutes of seeds were lost to a Ctrl-C (outside-style review).
+func TestAnInterruptedRunPrintsItsSummary(t *testing.T) {
+	b := binaries(t)[0]
+	cmd := exec.Command(b.path, "run", "-seeds", "100000000", "-json", "-corpus", "", "-progress", "never")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	require.NoError(t, cmd.Start())
+	time.Sleep(2 * time.Second) // long enough for some seeds on a loaded machine; the count is not asserted
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("an interrupted run did not end within 60 s")
+	}
+	status, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	require.True(t, ok)
+	byTheSignal := cmd.ProcessState.ExitCode() == 128+int(syscall.SIGINT) || status.Signaled() && status.Signal() == syscall.SIGINT
+	assert.True(t, byTheSignal, "ends as the signal ends it (exit 130): %v; stderr: %s", cmd.ProcessState, stderr.String())
+	var summary struct {
+		Seeds       int  `json:"seeds"`
+		Interrupted bool `json:"interrupted"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout.String()), &summary), "stdout: %q", stdout.String())
+	assert.True(t, summary.Interrupted)
+	assert.Positive(t, summary.Seeds)
+	assert.Less(t, summary.Seeds, 100000000)
+	assert.Contains(t, stderr.String(), "interrupted after ")
 }

@@ -143,7 +143,12 @@ func (c *cli) run(args []string) int {
 	timed, tools := sim.TimeTools(opts.Agent)
 	opts.Agent = timed
 	tuneCollector(opts.Workers)
+	// An interrupt (Ctrl-C, SIGTERM, SIGHUP) lets the seeds under way finish and the run say what
+	// it found; a second one stops it at once.
+	interrupt, release := interruptible()
+	opts.Stop = interrupt
 	summary := sim.RunSeeds(opts)
+	release()
 	progress.finish()
 	report := runReport{Summary: summary, DeterminismChecked: *determinism, Faults: slices.Sorted(slices.Values(listOrEmpty(opts.Faults))), Plant: sel.plant}
 	if *asJSON {
@@ -158,6 +163,17 @@ func (c *cli) run(args []string) int {
 	}
 	for _, warning := range tools.Warnings() {
 		fmt.Fprintf(c.stderr, "%s: warning: %s\n", c.name, warning)
+	}
+	if summary.Interrupted {
+		if summary.Violations > 0 {
+			c.printFailures(summary, &sel)
+		}
+		fmt.Fprintf(c.stderr, "%s: interrupted after %d of %d seeds: the summary is of those; no failure was shrunk or saved\n", c.name, summary.Seeds, opts.Selected())
+		endInterrupted()
+		if summary.Violations > 0 {
+			return exitViolation
+		}
+		return exitOK
 	}
 	if summary.Violations > 0 {
 		c.printFailures(summary, &sel)

@@ -21,6 +21,7 @@ func catchSignals() (release func()) {
 			select {
 			case s := <-signals:
 				if end := onInterrupt.Swap(nil); end != nil && s != procgroup.Quit {
+					interruptedBy.Store(&s)
 					(*end)()
 					continue // a second signal stops the process
 				}
@@ -39,6 +40,18 @@ func catchSignals() (release func()) {
 // onInterrupt is what the first stopping signal does instead of stopping the process, while a
 // command that can end cleanly runs (interruptible).
 var onInterrupt atomic.Pointer[context.CancelFunc]
+
+// interruptedBy is the signal that ended an interruptible context, if one did.
+var interruptedBy atomic.Pointer[os.Signal]
+
+// endInterrupted ends the process by the signal that interrupted the command, once the command
+// has said what it did: with the status that signal gives (128+signal), as if it had stopped it.
+// It returns only when no signal interrupted it (in-process, say).
+func endInterrupted() {
+	if s := interruptedBy.Load(); s != nil {
+		stop(*s)
+	}
+}
 
 // interruptible returns a context the first stopping signal cancels (SIGQUIT still dumps and
 // stops), for a command that ends cleanly when asked (serve: it stops listening and reports what
