@@ -59,6 +59,9 @@ func LoadSchedule(data []byte) (Schedule, *CorpusEntry, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Schedule{}, nil, fmt.Errorf("sim: the file is empty")
 	}
+	if err := notAnObject(data); err != nil {
+		return Schedule{}, nil, err
+	}
 	if err := checkScheduleShape(data); err != nil {
 		return Schedule{}, nil, err
 	}
@@ -142,4 +145,27 @@ func CorpusFiles(dir string) ([]string, error) {
 	}
 	sort.Strings(files)
 	return files, nil
+}
+
+// notAnObject refuses JSON that is not an object (an array, a string, a number) in words, before a
+// decoder names the Go type it could not fill.
+func notAnObject(data []byte) error {
+	trimmed := bytes.TrimSpace(data)
+	if trimmed[0] == '{' {
+		return nil
+	}
+	var what string
+	switch c := trimmed[0]; {
+	case c == '[':
+		what = "a JSON array"
+	case c == '"':
+		what = "a JSON string"
+	case c == 't' || c == 'f' || c == 'n':
+		what = "a JSON true, false or null"
+	case c == '-' || c >= '0' && c <= '9':
+		what = "a JSON number"
+	default:
+		return nil // not JSON at all: the decoder names the byte
+	}
+	return fmt.Errorf("sim: the file is %s, not the JSON object of a schedule or corpus file ({\"version\": …, \"seed\": …, \"plan\": …})", what)
 }

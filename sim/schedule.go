@@ -168,6 +168,9 @@ func ParseSchedule(data []byte) (Schedule, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Schedule{}, fmt.Errorf("sim: schedule: the file is empty")
 	}
+	if err := notAnObject(data); err != nil {
+		return Schedule{}, err
+	}
 	if err := checkScheduleShape(data); err != nil {
 		return Schedule{}, err
 	}

@@ -21,6 +21,9 @@ func (c *cli) faults(args []string) int {
 	if *coverage < 0 || *coverage > coverageSeedsMax {
 		return c.usageError("faults: -coverage %d is outside [0, %d]", *coverage, coverageSeedsMax)
 	}
+	if *markdown && setFlags(fs)["coverage"] {
+		return c.usageError("faults: -markdown prints the catalogue without coverage: it does not go with -coverage")
+	}
 	if *markdown {
 		fmt.Fprintln(c.stdout, "| fault | group | what it does |\n| --- | --- | --- |")
 		for _, f := range faults.Catalogue() {

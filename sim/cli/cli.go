@@ -178,6 +178,9 @@ func (c *cli) dispatch(args []string) int {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelp(args[0]) {
 		args = append([]string{"run"}, args...) // the default command
 	}
+	if args[0] == "help" && len(args) == 2 && !isHelp(args[1]) && !strings.HasPrefix(args[1], "-") {
+		args = []string{args[1], "-h"} // help CMD: that command's usage, as CMD -h prints it
+	}
 	if isHelp(args[0]) {
 		c.usage(c.stdout)
 		return exitOK
@@ -223,7 +226,7 @@ func (c *cli) usage(w io.Writer) {
 	for _, cmd := range c.opts.Commands {
 		fmt.Fprintf(w, "  %-11s %s\n", cmd.Name, cmd.Summary)
 	}
-	fmt.Fprintf(w, "\nRun '%s <command> -h' for a command's flags.\n", c.name)
+	fmt.Fprintf(w, "\nRun '%s <command> -h' (or '%s help <command>') for a command's flags.\n", c.name, c.name)
 	fmt.Fprintf(w, "Exit codes: 0 nothing found, 1 a property failed, 2 bad usage or bad input, 3 a bug in %s.\n", c.name)
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -113,6 +114,9 @@ func fuzzFamilies(policies string) ([]sim.PolicyFamily, error) {
 		family, err := sim.PolicyFamilyByName(strings.TrimSpace(name))
 		if err != nil {
 			return nil, err
+		}
+		if slices.ContainsFunc(families, func(f sim.PolicyFamily) bool { return f.Name == family.Name }) {
+			return nil, fmt.Errorf("family %q named twice", family.Name)
 		}
 		families = append(families, family)
 	}
