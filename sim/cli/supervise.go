@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/turnsim/turnsim/internal/atomicfile"
 	"github.com/turnsim/turnsim/internal/procgroup"
@@ -105,12 +106,25 @@ func removeTemp(dir string) {
 	delete(temporaries.dirs, dir)
 }
 
+// removeTemporaries removes the command's temporary folders as it stops. Each is first moved
+// aside, so that a worker still running (mutate's build a folder each) can make nothing more in
+// it by its path; what is in it then goes, retried while a last write lands.
 func removeTemporaries() {
 	temporaries.Lock()
 	defer temporaries.Unlock()
 	for dir := range temporaries.dirs {
-		if filepath.IsAbs(dir) {
-			os.RemoveAll(dir)
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		aside := dir + ".removing"
+		if os.Rename(dir, aside) != nil {
+			aside = dir
+		}
+		for range 5 {
+			if os.RemoveAll(aside) == nil {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 }
