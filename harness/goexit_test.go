@@ -128,13 +128,7 @@ func TestGoexitInATurnLeavesNoMessageWaiting(t *testing.T) {
 	}
 	a, err := New(Config{Provider: provider})
 	require.NoError(t, err)
-	_, err = a.Followup("hello")
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	require.NoError(t, a.WhenIdle(ctx))
-	events := a.Session().Events()
-	require.NoError(t, ValidateLog(events))
+	events := followupAndSettle(t, a, "hello")
 	assert.Equal(t, []string{
 		"user/message", "inbox/push", "turn/start", "step/start", "inbox/claim", "user/message", "inbox/push", "step/end", "turn/end",
 		"turn/start", "step/start", "inbox/claim", "assistant/chunk", "assistant/chunk", "assistant/message", "step/end", "turn/end",
@@ -173,13 +167,7 @@ func TestGoexitInALaterStepSettlesTheTurnAsFailed(t *testing.T) {
 	a, err := New(Config{Provider: provider})
 	require.NoError(t, err)
 	provider.steer = func() { _, err := a.Steer("one more step"); assert.NoError(t, err) }
-	_, err = a.Followup("hello")
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	require.NoError(t, a.WhenIdle(ctx))
-	events := a.Session().Events()
-	require.NoError(t, ValidateLog(events))
+	events := followupAndSettle(t, a, "hello")
 	var steps []int
 	for _, e := range events {
 		if s, ok := e.Data.(StepStart); ok {
@@ -191,4 +179,18 @@ func TestGoexitInALaterStepSettlesTheTurnAsFailed(t *testing.T) {
 	assert.Equal(t, EndError, end.Reason.Kind)
 	require.NotNil(t, end.Reason.Error)
 	assert.Contains(t, end.Reason.Error.Message, "runtime.Goexit")
+}
+
+// followupAndSettle sends text as a followup, waits until the agent is idle, and returns its log,
+// checked by the invariant layer.
+func followupAndSettle(t *testing.T, a *Agent, text string) []Event {
+	t.Helper()
+	_, err := a.Followup(text)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, a.WhenIdle(ctx))
+	events := a.Session().Events()
+	require.NoError(t, ValidateLog(events))
+	return events
 }
