@@ -41,6 +41,7 @@ func TestRunJSONSummaryKeys(t *testing.T) {
 	}
 	assert.Equal(t, 100.0, summary["seeds"])
 	assert.Equal(t, 0.0, summary["violations"])
+	assert.NotContains(t, summary, "interrupted", "there only when an interrupt ended the run")
 	assert.Len(t, summary["digest"], 64)
 	slowest, ok := summary["slowestSeeds"].([]any)
 	require.True(t, ok, "slowestSeeds is a list")
