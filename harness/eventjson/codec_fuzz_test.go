@@ -1,6 +1,7 @@
 package eventjson
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strings"
@@ -12,12 +13,15 @@ import (
 )
 
 // requireSameDecoding decodes line with decodeLine and with Event.UnmarshalJSON, encoding/json's
-// reading of an event: the same event or the same error.
-func requireSameDecoding(t *testing.T, line []byte) {
+// reading of an event: the same event or the same error. encoding/json is handed the line as
+// Decode reads it, without the carriage return a CRLF log leaves at its end (a fuzzed line ending
+// in the middle of an escape got encoding/json's message about the '\r' itself).
+func requireSameDecoding(t *testing.T, raw []byte) {
+	line := bytes.TrimSuffix(raw, []byte{'\r'})
 	var want harness.Event
 	errWant := want.UnmarshalJSON(line)
-	got, err := decodeLine(string(line))
-	if strings.TrimSpace(strings.TrimSuffix(string(line), "\r")) == "" {
+	got, err := decodeLine(string(raw))
+	if strings.TrimSpace(string(line)) == "" {
 		require.ErrorIs(t, err, ErrBlankLine)
 		return
 	}
