@@ -17,6 +17,7 @@ import (
 	"github.com/turnsim/turnsim/harness"
 	"github.com/turnsim/turnsim/harness/zoo"
 	"github.com/turnsim/turnsim/internal/atomicfile"
+	"github.com/turnsim/turnsim/internal/jsonlimit"
 	"github.com/turnsim/turnsim/sim"
 	"github.com/turnsim/turnsim/sim/herd"
 )
@@ -202,6 +203,11 @@ func (f *policyFlags) plan(set map[string]bool, agent sim.Agent) (policyPlan, er
 			return p, fmt.Errorf("-params %s: %v", f.paramsFile, err)
 		}
 	}
+	for name := range params { // parameters for a policy not compared would be silently unused
+		if !slices.Contains(strings.Split(strings.ReplaceAll(f.policies, " ", ""), ","), name) {
+			return p, fmt.Errorf("-params %s sets %q, which -policies (%s) does not compare: name it there, or leave it out of the file", f.paramsFile, name, f.policies)
+		}
+	}
 	for _, name := range strings.Split(f.policies, ",") {
 		name = strings.TrimSpace(name)
 		switch {
@@ -260,6 +266,10 @@ func comparableFamilies() []string {
 // parsePolicyParams reads -params: one JSON object of parameters per policy family. The zoo's
 // families are checked by the zoo (its messages name the field); a registered family's by its New.
 func parsePolicyParams(data []byte) (map[string]json.RawMessage, error) {
+	var e *jsonlimit.Error
+	if err := jsonlimit.CheckBytes(data, jsonlimit.Limits{DuplicateKeys: true}); errors.As(err, &e) && e.Limit {
+		return nil, fmt.Errorf("at byte %d: %s", e.Offset, e.Reason) // a key twice would be read as its last value
+	}
 	var byName map[string]json.RawMessage
 	if err := json.Unmarshal(data, &byName); err != nil || byName == nil {
 		_, zooErr := zoo.ParseParams(data) // says what is wrong with the JSON, in the zoo's words

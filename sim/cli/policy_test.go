@@ -135,6 +135,8 @@ func TestPolicyBadInputExitsTwoAndWritesNothing(t *testing.T) {
 	jitter := file("jitter.json", `{"sdk": {"jitterRatio": 1.5}}`)
 	budget := file("budget.json", `{"full-jitter": {"maxRetries": 0}}`)
 	family := file("family.json", `{"gremlins": {}}`)
+	twice := file("twice.json", `{"full-jitter": {"baseMs": 5, "baseMs": 6}}`)
+	unused := file("unused.json", `{"full-jitter": {"baseMs": 5}}`)
 	cases := []struct {
 		args []string
 		says string
@@ -148,6 +150,8 @@ func TestPolicyBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{[]string{"-params", jitter}, "sdk: jitterRatio: 1.5 is outside [0, 1]"},
 		{[]string{"-params", budget}, "full-jitter: maxRetries: 0 is below 1"},
 		{[]string{"-params", family}, `unknown strategy "gremlins"`},
+		{[]string{"-params", twice}, `the key "baseMs" appears twice in one object`},
+		{[]string{"-params", unused, "-policies", "seed-default"}, `sets "full-jitter", which -policies (seed-default) does not compare`},
 		{[]string{"-params", filepath.Join(dir, "missing.json")}, "no such file"},
 		{[]string{"-mode", "lottery"}, `-mode "lottery" is not capacity or occ`},
 		{[]string{"-agents", "0"}, "agents: 0 is outside 1..1000"},
