@@ -91,6 +91,9 @@ func LoadSchedule(data []byte) (Schedule, *CorpusEntry, error) {
 	if decoder.More() {
 		return Schedule{}, nil, fmt.Errorf("sim: corpus file: trailing data after the JSON object")
 	}
+	if e.Schedule.Version == 0 && e.Schedule.Plan.Answers == nil && e.Schedule.Plan.Actions == nil {
+		return Schedule{}, nil, fmt.Errorf("sim: corpus file: no schedule in it (the \"schedule\" key holds the schedule it keeps)")
+	}
 	if err := e.Schedule.Validate(); err != nil {
 		return Schedule{}, nil, fmt.Errorf("sim: corpus file: %w", err)
 	}

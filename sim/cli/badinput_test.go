@@ -149,6 +149,12 @@ func badInputs() []badInput {
 		{name: "repro a missing file", setup: argsOf("repro", "no-such-file.json"), code: 2, says: "no such file or directory"},
 		{name: "repro a folder", setup: inDir(nil, "repro", "{dir}"), code: 2, says: "is a folder"},
 		{name: "repro an empty file", setup: inDir(map[string][]byte{"empty.json": {}}, "repro", "{dir}/empty.json"), code: 2, says: "the file is empty"},
+		{name: "repro a corpus file without its schedule", setup: inDir(map[string][]byte{"c.json": []byte(`{"format":"turnsim-corpus","version":1,"property":"turn-settled","seed":3,"turnsimVersion":"x"}`)}, "repro", "{dir}/c.json"), code: 2, says: "no schedule in it"},
+		{name: "repro a corpus file naming an unknown property", setup: withSetup(func(t *testing.T, dir string) {
+			data := strings.Replace(string(validSchedule(t)), `"property": "drain-real-results"`, `"property": "no-such-property"`, 1)
+			require.Contains(t, data, "no-such-property")
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "c.json"), []byte(data), 0o644))
+		}, "repro", "{dir}/c.json"), code: 2, says: `names the property "no-such-property", which this build does not know`},
 		{name: "repro a JSON array", setup: inDir(map[string][]byte{"a.json": []byte("[]")}, "repro", "{dir}/a.json"), code: 2, says: "the file is a JSON array, not the JSON object of a schedule"},
 		{name: "repro garbage", setup: inDir(map[string][]byte{"g.json": []byte("garbage\x00\xff")}, "repro", "{dir}/g.json"), code: 2, says: "invalid character"},
 		{name: "repro a 430 MB sparse file", setup: withSetup(func(t *testing.T, dir string) { sparse(t, filepath.Join(dir, "huge.json"), nil, 430<<20) }, "repro", "{dir}/huge.json"), code: 2, says: "is 430.0 MiB, over the 4.0 MiB limit"},

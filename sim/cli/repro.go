@@ -25,9 +25,14 @@ func (c *cli) repro(args []string) int {
 	if err != nil {
 		return c.usageError("%v", err)
 	}
-	schedule, _, inputs, code, ok := c.scheduleToRun(setFlags(fs)["seed"], *seed, &sel, allowed, positional, "repro")
+	schedule, entry, inputs, code, ok := c.scheduleToRun(setFlags(fs)["seed"], *seed, &sel, allowed, positional, "repro")
 	if !ok {
 		return code
+	}
+	if entry != nil && entry.Property != "" && !c.knownProperty(entry.Property) {
+		// As shrink refuses it: a corpus file that names a property this build does not know
+		// (a typo, another version) would replay without saying what it was kept for.
+		return c.usageError("%s names the property %q, which this build does not know ('%s properties' lists them)", positional[0], entry.Property, c.name)
 	}
 	outputs := []namedPath{{"-log", *logFile}, {"-schedule", *scheduleFile}, {"-html", *htmlFile}}
 	if err := checkOutputs(inputs, outputs); err != nil {
