@@ -155,6 +155,7 @@ func badInputs() []badInput {
 			require.Contains(t, data, "no-such-property")
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "c.json"), []byte(data), 0o644))
 		}, "repro", "{dir}/c.json"), code: 2, says: `names the property "no-such-property", which this build does not know`},
+		{name: "repro -log -", setup: argsOf("repro", "-seed", "1", "-log", "-"), code: 2, says: "-log -: standard output is not an output here"},
 		{name: "repro a JSON array", setup: inDir(map[string][]byte{"a.json": []byte("[]")}, "repro", "{dir}/a.json"), code: 2, says: "the file is a JSON array, not the JSON object of a schedule"},
 		{name: "repro garbage", setup: inDir(map[string][]byte{"g.json": []byte("garbage\x00\xff")}, "repro", "{dir}/g.json"), code: 2, says: "invalid character"},
 		{name: "repro a 430 MB sparse file", setup: withSetup(func(t *testing.T, dir string) { sparse(t, filepath.Join(dir, "huge.json"), nil, 430<<20) }, "repro", "{dir}/huge.json"), code: 2, says: "is 430.0 MiB, over the 4.0 MiB limit"},

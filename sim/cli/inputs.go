@@ -104,6 +104,9 @@ func checkOutputs(inputs, outputs []namedPath) error {
 		if out.path == "" {
 			continue
 		}
+		if out.path == "-" { // many tools read it as standard output: a file named - would surprise
+			return fmt.Errorf("%s -: standard output is not an output here; give a file name (./- for a file named -)", out.name)
+		}
 		if err := checkWritable(out.path); err != nil {
 			return fmt.Errorf("%s: %v", out.name, err)
 		}
