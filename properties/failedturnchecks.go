@@ -107,29 +107,27 @@ func (x *index) timeOf(seq int64) int64 {
 // instant the turn ended, under a fresh cancellation (spec, phases: "After a turn, pending next-turn work
 // starts another turn"). Not after a turn that was aborted (its cancellation stops the loop; a
 // wake latched meanwhile is latched-wake-served's), nor after one that failed before it took
-// any message with no wake while it ran (that one waits for the next wake: failed-turn-wake-
-// served), nor once the session broke, the agent was disposed or crashed, or a cancel or a
-// refused turn/start came in that instant.
+// any message (it waits for the next wake, one while it ran included: failed-turn-wake-served
+// judges that), nor once the session broke, the agent was disposed or crashed, or a cancel or a
+// refused turn/start came in that instant. The cheap tests come first: the log is replayed last.
 func checkWorkLeftServed(x *index, v *violations) {
 	if !x.run.Traced || len(x.run.Trace.Findings) > 0 {
 		return // which instant a cancel or a crash came is the trace's to say
 	}
 	for i, t := range x.turnList {
-		if t.end == nil || t.end.Reason.Kind == harness.EndAborted || t.end.Reason.Kind == harness.EndInterrupted {
-			continue
-		}
-		if t.end.Reason.Kind == harness.EndError && !x.claimedIn(t.number) && len(x.wakingPushes(t.startSeq, t.endSeq)) == 0 {
-			continue
-		}
-		queued := len(x.inboxAt(t.endSeq + 1)[harness.LaneNextTurn])
-		if queued == 0 {
-			continue
-		}
-		if i+1 < len(x.turnList) && x.turnList[i+1].startMs == t.endMs {
+		if t.end == nil || t.end.Reason.Kind == harness.EndAborted || t.end.Reason.Kind == harness.EndInterrupted ||
+			i+1 < len(x.turnList) && x.turnList[i+1].startMs == t.endMs {
 			continue
 		}
 		if (x.brokenAtMs >= 0 && x.brokenAtMs <= t.endMs) || x.disposedBefore(t.endSeq+1) || x.crashedAt(t.endMs) ||
 			x.cancelledAt(t.endMs, t.endSeq) || x.turnStartRefusedAt(t.endMs) {
+			continue
+		}
+		if t.end.Reason.Kind == harness.EndError && !x.claimedIn(t.number) {
+			continue
+		}
+		queued := len(x.inboxAt(t.endSeq + 1)[harness.LaneNextTurn])
+		if queued == 0 {
 			continue
 		}
 		v.add(t.endSeq, t.endMs, "turn %d ended %s with %d next-turn message(s) still queued, and no turn started in that instant: the work was left idle", t.number, t.end.Reason.Kind, queued)

@@ -338,14 +338,7 @@ func (x *index) cancelledAt(atMs, seq int64) bool {
 }
 
 // crashedAt reports whether the agent crashed at atMs.
-func (x *index) crashedAt(atMs int64) bool {
-	for _, c := range x.run.Trace.Crashes {
-		if c.AtMs == atMs {
-			return true
-		}
-	}
-	return false
-}
+func (x *index) crashedAt(atMs int64) bool { return x.crashedBetween(atMs, atMs) }
 
 // disposedBefore reports whether the agent was disposed before the event at seq.
 func (x *index) disposedBefore(seq int64) bool {
@@ -416,8 +409,8 @@ func checkAgentErrorEmitted(x *index, v *violations) {
 // refused by the store at step/start (the failure is then that step's), or 0 when it opened none.
 func (x *index) failedStep(t *turnIndex) int {
 	step := 0
-	for _, s := range t.stepOrder {
-		step = max(step, s)
+	if len(t.stepOrder) > 0 {
+		step = t.lastStep() // steps open in order: the invariant layer holds it
 	}
 	for _, r := range x.run.Trace.Refusals {
 		if r.Turn == t.number && r.Type == harness.TypeStepStart {

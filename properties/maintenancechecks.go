@@ -3,9 +3,9 @@ package properties
 // checkMaintenanceLatchesWakes: maintenance is work outside turns, and a wake that arrives during
 // it is latched and replayed when it ends (spec, phases). So no turn starts while the maintenance
 // works, and a waking send made meanwhile starts a turn in the instant it ends, while its work is
-// still queued: unless a cancel came meanwhile (without keepInbox it clears the latch with the
-// inbox), or the agent was disposed or crashed, or the store refused that turn/start or broke the
-// session.
+// still queued: a send before a cancel without keepInbox does not count (that cancel cleared the
+// latch with the inbox; one with keepInbox keeps both), nor does any once the agent was disposed
+// or crashed, or the store refused that turn/start or broke the session.
 func checkMaintenanceLatchesWakes(x *index, v *violations) {
 	if !x.run.Traced || len(x.run.Trace.Findings) > 0 {
 		return
@@ -19,16 +19,18 @@ func checkMaintenanceLatchesWakes(x *index, v *violations) {
 				v.add(t.startSeq, t.startMs, "turn %d started while the maintenance that began at +%.3fs was still working: a wake during maintenance is latched, not served", t.number, float64(m.StartMs-x.run.StartMs)/1000)
 			}
 		}
-		woken := x.wakingPushes(m.StartSeq, m.EndSeq+1)
-		if len(woken) == 0 || x.pendingAt(m.EndSeq+1) == 0 || x.cancelledWithin(m.StartMs, m.EndMs) ||
-			x.disposedBefore(m.EndSeq+1) || x.turnStartRefusedAt(m.EndMs) || (x.brokenAtMs >= 0 && x.brokenAtMs <= m.EndMs) {
+		from := m.StartSeq
+		for _, c := range x.run.Trace.Cancels {
+			if c.AtMs >= m.StartMs && c.AtMs <= m.EndMs && c.Kind != pluginEnd && !c.KeepInbox {
+				from = max(from, c.SeqAt)
+			}
+		}
+		woken := x.wakingPushes(from, m.EndSeq+1)
+		if len(woken) == 0 || x.pendingAt(m.EndSeq+1) == 0 || x.disposedBefore(m.EndSeq+1) ||
+			x.turnStartRefusedAt(m.EndMs) || (x.brokenAtMs >= 0 && x.brokenAtMs <= m.EndMs) {
 			continue
 		}
-		served := false
-		for _, t := range x.turnList {
-			served = served || (t.startSeq > m.EndSeq && t.startMs == m.EndMs)
-		}
-		if !served {
+		if !x.turnStartedAt(m.EndMs, m.EndSeq) {
 			v.add(woken[0], m.EndMs, "a waking send (event %d) came during maintenance, and no turn started as it ended at +%.3fs: the latched wake was lost", woken[0], float64(m.EndMs-x.run.StartMs)/1000)
 		}
 	}
@@ -38,17 +40,6 @@ func checkMaintenanceLatchesWakes(x *index, v *violations) {
 func (x *index) crashedBetween(fromMs, toMs int64) bool {
 	for _, c := range x.run.Trace.Crashes {
 		if c.AtMs >= fromMs && c.AtMs <= toMs {
-			return true
-		}
-	}
-	return false
-}
-
-// cancelledWithin reports whether a cancellation (not plugin-end) landed at a time in
-// [fromMs, toMs].
-func (x *index) cancelledWithin(fromMs, toMs int64) bool {
-	for _, c := range x.run.Trace.Cancels {
-		if c.AtMs >= fromMs && c.AtMs <= toMs && c.Kind != pluginEnd {
 			return true
 		}
 	}

@@ -1,6 +1,9 @@
 package properties
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The session's observers: what the harness promises whoever watches its log (Session.Append's
 // doc; spec, revisions: "Observers may call back").
@@ -31,11 +34,7 @@ func checkObserversShownEveryEvent(x *index, v *violations) {
 // turn-settled holds that).
 func checkObserverPanicReported(x *index, v *violations) {
 	for _, p := range x.run.Trace.ObserverPanics {
-		reported := false
-		for _, e := range x.run.Trace.AgentErrors {
-			reported = reported || (e.AtMs == p.AtMs && strings.Contains(e.Err, p.Value))
-		}
-		if !reported {
+		if !slices.ContainsFunc(x.run.Trace.AgentErrors, func(e AgentError) bool { return e.AtMs == p.AtMs && strings.Contains(e.Err, p.Value) }) {
 			v.add(p.Seq, p.AtMs, "a session observer panicked on event %d (%q), and no agent/error reported it", p.Seq, p.Value)
 		}
 	}
@@ -46,11 +45,9 @@ func checkObserverPanicReported(x *index, v *violations) {
 // contract: "A handler that returns an error gives no retry; the error is reported to watchers").
 func checkHandlerFailureReported(x *index, v *violations) {
 	for _, f := range x.run.Trace.HandlerFailures {
-		reported := false
-		for _, e := range x.run.Trace.AgentErrors {
-			reported = reported || (e.AtMs == f.AtMs && e.Turn == f.Turn && e.Step == f.Step && strings.Contains(e.Err, f.Err))
-		}
-		if !reported {
+		if !slices.ContainsFunc(x.run.Trace.AgentErrors, func(e AgentError) bool {
+			return e.AtMs == f.AtMs && e.Turn == f.Turn && e.Step == f.Step && strings.Contains(e.Err, f.Err)
+		}) {
 			v.add(0, f.AtMs, "turn %d step %d: a request-error handler failed (%s), and no agent/error reported it", f.Turn, f.Step, f.Err)
 		}
 	}

@@ -80,18 +80,17 @@ func checkMaxTokensSticky(x *index, v *violations) {
 // neither a reader of the log nor a restart rebuilding the conversation from it meets a call
 // that was never run.
 func checkMaxTokensCommitsText(x *index, v *violations) {
-	for _, e := range x.run.Log {
-		m, ok := e.Data.(harness.AssistantMessage)
-		if !ok || m.Finish != harness.FinishMaxTokens {
-			continue
+	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
+		if s.message == nil || s.message.Finish != harness.FinishMaxTokens {
+			return
 		}
-		for _, b := range m.Message.Blocks {
+		for _, b := range s.message.Message.Blocks {
 			if b.Type != harness.BlockText {
-				v.add(e.Seq, e.Time, "turn %d step %d was cut off at max-tokens, yet its assistant/message keeps a %s block (%s): a truncated answer commits its text only", m.Turn, m.Step, b.Type, b.CallID)
-				break
+				v.add(s.messageSeq, x.timeOf(s.messageSeq), "turn %d step %d was cut off at max-tokens, yet its assistant/message keeps a %s block (%s): a truncated answer commits its text only", t.number, step, b.Type, b.CallID)
+				return
 			}
 		}
-	}
+	})
 }
 
 func checkNoWakeAfterDispose(x *index, v *violations) {

@@ -229,25 +229,25 @@ func checkResultsInModelOrder(x *index, v *violations) {
 	})
 }
 
-func checkPoolLimit(x *index, v *violations) {
-	runs := x.run.Trace.Tools
-	// running reports whether o was running when r started: started before it and not yet ended
-	// (by the order starts and ends happened, which one millisecond cannot tell apart).
-	running := func(o, r ToolRun) bool {
-		return o.StartOrder < r.StartOrder && (o.EndOrder < 0 || o.EndOrder > r.StartOrder)
-	}
-	for _, r := range runs {
-		parallel, exclusive := 1, 0
-		for _, o := range runs {
-			if !running(o, r) {
-				continue
-			}
+// inFlight counts the runs in flight once the start or end numbered order had happened: started
+// then or before, not yet ended (by the order starts and ends happened, which one millisecond
+// cannot tell apart).
+func inFlight(runs []ToolRun, order int64) (parallel, exclusive int) {
+	for _, o := range runs {
+		if o.StartOrder <= order && (o.EndOrder < 0 || o.EndOrder > order) {
 			if o.Parallel {
 				parallel++
 			} else {
 				exclusive++
 			}
 		}
+	}
+	return parallel, exclusive
+}
+
+func checkPoolLimit(x *index, v *violations) {
+	for _, r := range x.run.Trace.Tools {
+		parallel, exclusive := inFlight(x.run.Trace.Tools, r.StartOrder) // r among them
 		switch {
 		case !r.Parallel && parallel+exclusive > 1:
 			v.add(0, r.StartMs, "exclusive call %s started while %d other call(s) ran", r.CallID, parallel+exclusive-1)
@@ -306,21 +306,20 @@ func checkToolContextCancelled(x *index, v *violations) {
 // (cancelled, or the executor stopped) is not judged.
 func checkPoolRolls(x *index, v *violations) {
 	limit := x.poolLimit()
-	steps := map[[2]int][]ToolRun{}
-	for _, r := range x.run.Trace.Tools {
-		key := [2]int{r.Turn, r.Step}
-		steps[key] = append(steps[key], r)
-	}
-	for key, runs := range steps {
+	x.eachStep(func(t *turnIndex, step int, s *stepIndex) {
+		var runs []ToolRun // the step's runs, in the order they started
+		for _, r := range x.run.Trace.Tools {
+			if r.Turn == t.number && r.Step == step {
+				runs = append(runs, r)
+			}
+		}
 		slices.SortFunc(runs, func(a, b ToolRun) int { return cmp.Compare(a.StartOrder, b.StartOrder) })
 		// The step's calls in the model's order, as dispatched: a call that never ran (an unknown
 		// tool's) still takes its turn, alone, so only a call that follows the previous run
 		// directly in that order is judged against it.
-		var order []string
-		if s := x.turns[key[0]]; s != nil && s.steps[key[1]] != nil {
-			for _, c := range s.steps[key[1]].calls {
-				order = append(order, c.data.CallID)
-			}
+		order := make([]string, 0, len(s.calls))
+		for _, c := range s.calls {
+			order = append(order, c.data.CallID)
 		}
 		for i := 1; i < len(runs); i++ {
 			at := slices.Index(order, runs[i].CallID)
@@ -331,7 +330,7 @@ func checkPoolRolls(x *index, v *violations) {
 				v.add(0, runs[i].StartMs, "turn %d step %d: call %s started at +%dms, though a slot was free for it from +%dms (limit %d): the pool did not roll", runs[i].Turn, runs[i].Step, runs[i].CallID, runs[i].StartMs, readyMs, limit)
 			}
 		}
-	}
+	})
 }
 
 // slotFreed is the first instant, from the start of the call before r on, at which r could run
@@ -351,16 +350,7 @@ func slotFreed(before []ToolRun, r ToolRun, limit int) (int64, bool) {
 	}
 	slices.SortFunc(changes, func(a, b change) int { return cmp.Compare(a.order, b.order) })
 	for _, c := range changes {
-		parallel, exclusive := 0, 0
-		for _, o := range before {
-			if o.StartOrder <= c.order && (o.EndOrder < 0 || o.EndOrder > c.order) {
-				if o.Parallel {
-					parallel++
-				} else {
-					exclusive++
-				}
-			}
-		}
+		parallel, exclusive := inFlight(before, c.order)
 		free := parallel+exclusive == 0 || (r.Parallel && exclusive == 0 && parallel < limit)
 		if free {
 			return c.atMs, true
