@@ -125,8 +125,8 @@ func checkOutputs(inputs, outputs []namedPath) error {
 }
 
 // checkWritable refuses, before anything runs, an output that could not be written: its folder
-// missing, or a target that exists and is not a regular file (a device, a FIFO, a symlink, a
-// folder), which is never replaced.
+// missing or taking no new file, or a target that exists and is not a regular file (a device, a
+// FIFO, a symlink, a folder), which is never replaced.
 func checkWritable(path string) error {
 	if path == "" {
 		return nil

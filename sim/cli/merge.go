@@ -109,7 +109,7 @@ func readSummary(path string) (runReport, error) {
 	}
 	known, seen := summaryKeys(), map[string]bool{}
 	data, err := readSummaryBytes(f, func(key string) error {
-		if !slices.Contains(known, key) && key != "interrupted" { // there only when it is true
+		if !slices.Contains(known, key) && key != "interrupted" { // optional: there only when true
 			return fmt.Errorf("unknown field %q (a summary from another version?)", key)
 		}
 		seen[key] = true
@@ -293,11 +293,10 @@ func checkShardCounts(s runReport, shard sim.Shard, total int) error {
 	if byProperty != s.Violations {
 		return fmt.Errorf("violationsByProperty adds up to %d, violations says %d", byProperty, s.Violations)
 	}
-	options := sim.RunOptions{Start: s.FirstSeed, Count: total, Shard: shard}
 	for _, seed := range s.FailingSeeds {
 		at := seed - s.FirstSeed // the seed's place in the whole range
 		if at < 0 || at >= int64(total) || (shard.Of > 1 && int(at)%shard.Of != shard.Index-1) {
-			return fmt.Errorf("failing seed %d is not one of shard %s's %d seeds from %d", seed, options.Shard, s.Seeds, s.FirstSeed)
+			return fmt.Errorf("failing seed %d is not one of shard %s's %d seeds from %d", seed, shard, s.Seeds, s.FirstSeed)
 		}
 	}
 	for name, n := range s.FaultCoverage {

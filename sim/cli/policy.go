@@ -203,11 +203,6 @@ func (f *policyFlags) plan(set map[string]bool, agent sim.Agent) (policyPlan, er
 			return p, fmt.Errorf("-params %s: %v", f.paramsFile, err)
 		}
 	}
-	for name := range params { // parameters for a policy not compared would be silently unused
-		if !slices.Contains(strings.Split(strings.ReplaceAll(f.policies, " ", ""), ","), name) {
-			return p, fmt.Errorf("-params %s sets %q, which -policies (%s) does not compare: name it there, or leave it out of the file", f.paramsFile, name, f.policies)
-		}
-	}
 	for _, name := range strings.Split(f.policies, ",") {
 		name = strings.TrimSpace(name)
 		switch {
@@ -223,6 +218,11 @@ func (f *policyFlags) plan(set map[string]bool, agent sim.Agent) (policyPlan, er
 		p.names = append(p.names, name)
 		p.keys = append(p.keys, key)
 		p.strategies = append(p.strategies, newStrategy)
+	}
+	for _, name := range slices.Sorted(maps.Keys(params)) { // parameters for a policy not compared would go unused
+		if !slices.Contains(p.names, name) {
+			return p, fmt.Errorf("-params %s sets %q, which -policies (%s) does not compare: name it there, or leave it out of the file", f.paramsFile, name, f.policies)
+		}
 	}
 	return p, nil
 }

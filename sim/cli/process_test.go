@@ -137,6 +137,20 @@ func TestAnInputNamedByItsDescriptorIsRead(t *testing.T) {
 		require.NoError(t, err, "fd %d: %s", fd, out)
 		assert.Equal(t, fmt.Sprintf("/dev/fd/%d: 10 events, ok\n", fd), string(out))
 	}
+	// As a flag's value too (-params=/dev/fd/3 hung after the first fix, which read whole
+	// arguments only).
+	params := filepath.Join(t.TempDir(), "params.json")
+	require.NoError(t, os.WriteFile(params, []byte(`{"full-jitter": {"baseMs": 5}}`), 0o644))
+	paramsFile, err := os.Open(params)
+	require.NoError(t, err)
+	defer paramsFile.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, b.path, "policy", "-policies", "full-jitter", "-agents", "3", "-seeds", "1", "-params=/dev/fd/3")
+	cmd.ExtraFiles = []*os.File{paramsFile}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "full-jitter")
 }
 
 // An interrupted run says what it found: the seeds under way finish, and the summary of the seeds

@@ -10,13 +10,13 @@ import (
 	"github.com/turnsim/turnsim/sim"
 )
 
+// replaySearchMax bounds replay -search: each seed tried is a whole replay of the log.
+const replaySearchMax = 100_000
+
 // replay turns an incident's session log into a schedule and runs it on this command's agent:
 // run on the code that wrote the incident, the replay writes its log again and the properties say
 // what broke; run on a fix, it says whether the fix holds for the incident (exit 0 or 1, as
 // repro). -o keeps the schedule, for repro and shrink.
-// replaySearchMax bounds replay -search: each seed tried is a whole replay of the log.
-const replaySearchMax = 100_000
-
 func (c *cli) replay(args []string) int {
 	fs := c.flagSet("replay", "replay [-search N] [-late D] [-o FILE] [-log FILE] [-plant NAME] LOG.jsonl")
 	var s selection
@@ -78,6 +78,9 @@ func (c *cli) replay(args []string) int {
 		}
 		if size := int64(len(data) + 1); size > sim.ScheduleBytesMax {
 			return c.usageError("replay: -o %s: the schedule is %s, over the %s a schedule file may be (repro and shrink would refuse it): the log's texts and arguments make it that large; nothing was written", *output, byteSize(size), byteSize(sim.ScheduleBytesMax))
+		}
+		if _, err := sim.ParseSchedule(data); err != nil { // its other limits, as repro and shrink read it
+			return c.usageError("replay: -o %s: the schedule is not one repro would read (%v): nothing was written", *output, err)
 		}
 		written = append(written, atomicfile.File{Path: *output, Data: append(data, '\n')})
 	}

@@ -164,20 +164,20 @@ func (c *cli) run(args []string) int {
 	for _, warning := range tools.Warnings() {
 		fmt.Fprintf(c.stderr, "%s: warning: %s\n", c.name, warning)
 	}
-	if summary.Interrupted {
-		if summary.Violations > 0 {
-			c.printFailures(summary, &sel)
-		}
-		fmt.Fprintf(c.stderr, "%s: interrupted after %d of %d seeds: the summary is of those; no failure was shrunk or saved\n", c.name, summary.Seeds, opts.Selected())
-		endInterrupted()
-		if summary.Violations > 0 {
-			return exitViolation
-		}
-		return exitOK
-	}
+	// The signal decides, not the summary: one that came after the last seed was taken still
+	// interrupts (no shrinking, no saving, the signal's exit).
+	interrupted := interruptedBy.Load() != nil
 	if summary.Violations > 0 {
 		c.printFailures(summary, &sel)
-		c.keepFailures(summary, opts.Faults, *shrinkTime, *corpusDir, &sel)
+		if !interrupted {
+			c.keepFailures(summary, opts.Faults, *shrinkTime, *corpusDir, &sel)
+		}
+	}
+	if interrupted {
+		fmt.Fprintf(c.stderr, "%s: interrupted after %d of %d seeds: the summary is of those; no failure was shrunk or saved\n", c.name, summary.Seeds, opts.Selected())
+		endInterrupted()
+	}
+	if summary.Violations > 0 {
 		return exitViolation
 	}
 	return exitOK

@@ -15,7 +15,7 @@ func TestServeRefusesBadInput(t *testing.T) {
 		{"serve", "-addr", "192.168.1.1:8080", "-max-duration", "1s"},
 		{"serve", "-script", "nope"},
 		{"serve", "-script", "demo", "-seed", "3"},
-		{"serve", "-script", "demo", "-seed", "-5"}, // a negative seed is a seed too
+		{"serve", "-script", "demo", "-seed", "-5", "-max-duration", "1s"}, // a negative seed is a seed too
 		{"serve", "-max-requests", "-1"},
 		{"serve", "-steps", "/nonexistent/steps.json"},
 		{"serve", "extra"},

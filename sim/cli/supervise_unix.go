@@ -119,30 +119,31 @@ func parseSupervisorMark(value string, ppid int) (codeFD, lifeFD int, ok bool) {
 	return codeFD, lifeFD, true
 }
 
-// fdArgument matches an argument that names an open file by its descriptor.
-var fdArgument = regexp.MustCompile(`^/(?:dev|proc/self)/fd/(\d+)$`)
+// fdArgument finds a file named by its descriptor in an argument, as a flag's value too
+// (-params=/dev/fd/3).
+var fdArgument = regexp.MustCompile(`/(?:dev|proc/self)/fd/(\d+)\b`)
 
 // passedThrough is the child's ExtraFiles for the descriptors 3 and above that args name
 // (/dev/fd/N, /proc/self/fd/N) and this process has open: each at its own number, nil between.
+// A descriptor is wrapped in a File only once it is known open, and once: a File's finalizer
+// closes its number.
 func passedThrough(args []string) []*os.File {
 	var files []*os.File
 	for _, a := range args {
-		m := fdArgument.FindStringSubmatch(a)
-		if m == nil {
-			continue
+		for _, m := range fdArgument.FindAllStringSubmatch(a, -1) {
+			fd, err := strconv.Atoi(m[1])
+			if err != nil || fd < 3 || fd > passedThroughMax || fd-3 < len(files) && files[fd-3] != nil {
+				continue
+			}
+			var st syscall.Stat_t
+			if syscall.Fstat(fd, &st) != nil {
+				continue // not open here: the child will say so when it opens the argument
+			}
+			for len(files) < fd-2 {
+				files = append(files, nil)
+			}
+			files[fd-3] = os.NewFile(uintptr(fd), m[0])
 		}
-		fd, err := strconv.Atoi(m[1])
-		if err != nil || fd < 3 || fd > passedThroughMax {
-			continue
-		}
-		f := os.NewFile(uintptr(fd), a)
-		if _, err := f.Stat(); err != nil {
-			continue // not open here: the child will say so when it opens the argument
-		}
-		for len(files) < fd-2 {
-			files = append(files, nil)
-		}
-		files[fd-3] = f
 	}
 	return files
 }
