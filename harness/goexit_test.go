@@ -73,13 +73,8 @@ func goexitAgent(t *testing.T, script []string, messages ...string) (*Agent, []A
 	})
 	require.NoError(t, err)
 	for _, m := range messages {
-		_, err = a.Followup(m)
-		require.NoError(t, err)
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		require.NoError(t, a.WhenIdle(ctx), "the agent goes idle after %q", m)
-		cancel()
+		followupAndSettle(t, a, m)
 	}
-	require.NoError(t, ValidateLog(a.Session().Events()))
 	mu.Lock()
 	defer mu.Unlock()
 	return a, errs

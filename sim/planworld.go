@@ -258,7 +258,7 @@ func (s *planStream) produce(ctx context.Context) (harness.Chunk, error) {
 			s.provider.tracer.strike(a.Fault)
 		}
 		return harness.Chunk{Kind: harness.ChunkFinish, Finish: a.Finish}, nil
-	case i == a.Chunks+len(a.Calls)+1 && i < len(a.DelaysMs) && a.Fail == nil: // the end after a wait of its own
+	case i == a.Chunks+len(a.Calls)+1 && i < len(a.DelaysMs): // the end after a wait of its own
 		if err := s.sleep(ms(a.DelaysMs[i]), ctx); err != nil {
 			return harness.Chunk{}, err
 		}
@@ -319,11 +319,11 @@ func (s *planStream) toolCallChunk(j int) harness.Chunk {
 // failureError builds the error a provider returns for a planned failure.
 func (p *planProvider) failureError(f faults.Fail) error {
 	if f.Plain {
-		return &opaqueError{message: f.Message, cause: &wrappedCause{op: "read", err: syscall.ECONNRESET}}
+		return &wrappedCause{msg: f.Message, err: &wrappedCause{msg: plainCauseText, err: syscall.ECONNRESET}}
 	}
 	var cause error
 	if f.CauseChain {
-		cause = fmt.Errorf("dial tcp 127.0.0.1:443: %w", &wrappedCause{op: "connect", err: syscall.ECONNREFUSED})
+		cause = fmt.Errorf("dial tcp 127.0.0.1:443: %w", &wrappedCause{msg: "connect failed", err: syscall.ECONNREFUSED})
 	}
 	e := p.newLlmError()
 	*e = harness.LlmError{
@@ -351,27 +351,21 @@ const llmErrorsBuffered = 4
 // wrappedCause is an error that names its cause only through Unwrap, like a JavaScript error
 // with a cause: ErrorChain must still show it.
 type wrappedCause struct {
-	op  string
+	msg string
 	err error
 }
 
-func (e *wrappedCause) Error() string { return e.op + " failed" }
+func (e *wrappedCause) Error() string { return e.msg }
 func (e *wrappedCause) Unwrap() error { return e.err }
 
-// opaqueError is a plain error whose message does not repeat its cause, as many a library's
-// does not: only the chain of causes tells the whole story.
-type opaqueError struct {
-	message string
-	cause   error
-}
-
-func (e *opaqueError) Error() string { return e.message }
-func (e *opaqueError) Unwrap() error { return e.cause }
+// plainCauseText is the message of the plain error's cause, which its own message does not repeat
+// (as many a library's does not): only the chain of causes tells the whole story.
+const plainCauseText = "read failed"
 
 // plainErrorText is the line the harness must record for the plain error failureError returns
 // for message: the error and each of its causes once, outermost first (spec: ErrorChain).
 func plainErrorText(message string) string {
-	return message + ": read failed: " + syscall.ECONNRESET.Error()
+	return message + ": " + plainCauseText + ": " + syscall.ECONNRESET.Error()
 }
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }

@@ -251,6 +251,16 @@ func countActions(actions []faults.Action) plannedActions {
 	return p
 }
 
+// watch runs fn in a task of its own that the world waits for before it ends (an idle watcher, a
+// maintenance).
+func (w *world) watch(name string, fn func()) {
+	w.watchers++
+	w.rt.Go(name, func() {
+		defer w.watchersDone.Put(nil)
+		fn()
+	})
+}
+
 // queueIf is a new queue named name if needed, nil if not.
 func (w *world) queueIf(needed bool, name string) harness.Queue {
 	if !needed {
@@ -502,9 +512,7 @@ func (w *world) perform(action int, a *faults.Action) {
 			return
 		}
 		life := w.life
-		w.watchers++
-		w.rt.Go("idle watcher", func() {
-			defer w.watchersDone.Put(nil)
+		w.watch("idle watcher", func() {
 			startSeq := int64(agent.Session().Len())
 			if agent.WhenIdle(life) == nil {
 				running, now, seqAt := agent.Status().Running, t.nowMs(), int64(agent.Session().Len())
@@ -517,10 +525,8 @@ func (w *world) perform(action int, a *faults.Action) {
 		if w.down {
 			return
 		}
-		w.watchers++
 		durationMs, fault := a.DurationMs, a.Fault
-		w.rt.Go("maintenance", func() {
-			defer w.watchersDone.Put(nil)
+		w.watch("maintenance", func() {
 			m := properties.Maintenance{StartMs: -1, EndMs: -1}
 			err := agent.Maintain(func(ctx context.Context) error {
 				t.strike(fault) // the agent was idle: the maintenance runs

@@ -155,6 +155,9 @@ var scheduleLimits = jsonlimit.Limits{
 // that is not JSON is left to the decoder, which stops at the first bad byte and says so in its
 // own words.
 func checkScheduleShape(data []byte) error {
+	if err := notAnObject(data); err != nil {
+		return err
+	}
 	var e *jsonlimit.Error
 	if err := jsonlimit.CheckBytes(data, scheduleLimits); errors.As(err, &e) && e.Limit {
 		return fmt.Errorf("sim: schedule: at byte %d: %s", e.Offset, e.Reason)
@@ -167,9 +170,6 @@ func checkScheduleShape(data []byte) error {
 func ParseSchedule(data []byte) (Schedule, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return Schedule{}, fmt.Errorf("sim: schedule: the file is empty")
-	}
-	if err := notAnObject(data); err != nil {
-		return Schedule{}, err
 	}
 	if err := checkScheduleShape(data); err != nil {
 		return Schedule{}, err

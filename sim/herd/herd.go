@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand"
 
 	"github.com/turnsim/turnsim/harness"
@@ -79,11 +78,8 @@ func (o Options) Validate() error {
 		field string
 		v     float64
 	}{{"startSpreadMs", o.StartSpreadMs}, {"thinkMs", o.ThinkMs}, {"maxVirtualMs", o.MaxVirtualMs}, {"maxRequests", float64(o.MaxRequests)}} {
-		if math.IsNaN(f.v) || math.IsInf(f.v, 0) || f.v < 0 {
-			return fmt.Errorf("herd: %s: %g is not a finite number ≥ 0", f.field, f.v)
-		}
-		if f.v > harness.TimerCeilingMs {
-			return fmt.Errorf("herd: %s: %g is above %g, the longest a timer waits (a larger one overflows virtual time)", f.field, f.v, harness.TimerCeilingMs)
+		if reason := outOfRange(f.v, false); reason != "" {
+			return fmt.Errorf("herd: %s: %s", f.field, reason)
 		}
 	}
 	return o.Provider.Validate()

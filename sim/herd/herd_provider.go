@@ -104,23 +104,15 @@ func (m ProviderModel) Validate() error {
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("herd: provider: %s: %s", field, fmt.Sprintf(format, args...))
 	}
-	// Times and rates alike stay at most the timer ceiling: a larger one overflowed virtual time
-	// and gave silent nonsense (1e18 ms of service finished in 1.7 s).
 	nonNegative := func(field string, v float64) error {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			return bad(field, "%g is not a finite number ≥ 0", v)
-		}
-		if v > harness.TimerCeilingMs {
-			return bad(field, "%g is above %g, the longest a timer waits", v, harness.TimerCeilingMs)
+		if reason := outOfRange(v, false); reason != "" {
+			return bad(field, "%s", reason)
 		}
 		return nil
 	}
 	positive := func(field string, v float64) error {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
-			return bad(field, "%g is not a finite number > 0", v)
-		}
-		if v > harness.TimerCeilingMs {
-			return bad(field, "%g is above %g, the longest a timer waits", v, harness.TimerCeilingMs)
+		if reason := outOfRange(v, true); reason != "" {
+			return bad(field, "%s", reason)
 		}
 		return nil
 	}
@@ -397,4 +389,19 @@ func (s *occStream) Next(ctx context.Context) (harness.Chunk, error) {
 // herdDuration converts milliseconds to a Duration, to the nanosecond.
 func herdDuration(ms float64) time.Duration {
 	return time.Duration(math.Round(ms * float64(time.Millisecond)))
+}
+
+// outOfRange says why v cannot be a herd's time or rate ("" when it can): not finite, negative
+// (or, when positive, zero), or above the timer ceiling, past which virtual time overflowed and a
+// run reported silent nonsense (1e18 ms of service finished in 1.7 s).
+func outOfRange(v float64, positive bool) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0) || v < 0:
+		return fmt.Sprintf("%g is not a finite number ≥ 0", v)
+	case positive && v == 0:
+		return fmt.Sprintf("%g is not a finite number > 0", v)
+	case v > harness.TimerCeilingMs:
+		return fmt.Sprintf("%g is above %g, the longest a timer waits", v, harness.TimerCeilingMs)
+	}
+	return ""
 }
