@@ -77,9 +77,18 @@ func CheckTarget(path string) error {
 	}
 	// The file is written beside its target and renamed over it: the folder must take a new file
 	// (a read-only folder refused it only after the work was done, and the result was lost).
-	probe, err := os.CreateTemp(filepath.Dir(path), ".atomicfile-probe-*")
-	if err != nil {
+	if err := ProbeFolder(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("atomicfile: cannot write %s: its folder takes no new file: %w", path, err)
+	}
+	return nil
+}
+
+// ProbeFolder creates and removes a hidden empty file in dir: the one sure test that the folder
+// takes new files (permissions, read-only mounts, sysfs).
+func ProbeFolder(dir string) error {
+	probe, err := os.CreateTemp(dir, ".atomicfile-probe-*")
+	if err != nil {
+		return err
 	}
 	probe.Close()
 	return os.Remove(probe.Name())

@@ -183,13 +183,11 @@ func checkCorpusDir(dir string) error {
 	}
 }
 
-// probeWritable creates and removes a hidden empty file in folder at, the one sure test that the
-// folder takes new files (permissions, read-only mounts), and names dir if it does not.
+// probeWritable tells whether folder at takes new files (atomicfile.ProbeFolder), naming dir if
+// it does not.
 func probeWritable(at, dir string) error {
-	probe, err := os.CreateTemp(at, ".simrun-probe-*")
-	if err != nil {
+	if err := atomicfile.ProbeFolder(at); err != nil {
 		return fmt.Errorf("cannot save failures in %s: %s cannot be written in: %v", dir, at, pathErrorText(err))
 	}
-	probe.Close()
-	return os.Remove(probe.Name())
+	return nil
 }
